@@ -1,0 +1,7 @@
+//! arena: a referee and tournament harness for bot-versus-bot Dakon and
+//! Ludus latrunculorum.
+//!
+//! Data flows one way: config -> schedule -> matches (referee + bots) ->
+//! game records -> ratings -> reports.
+
+pub mod games;
