@@ -5,3 +5,5 @@
 //! game records -> ratings -> reports.
 
 pub mod games;
+pub mod playout;
+pub mod record;

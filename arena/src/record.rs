@@ -1,0 +1,269 @@
+//! Game records: what the referee produces, the tournament journals, and the
+//! ratings and reports read. One JSON object per game in `games.jsonl`, one
+//! row per game in `games.csv` (a stable schema other tools read).
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::games::Seat;
+
+/// The result from seat 0's point of view, written as in PGN.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum GameResult {
+    #[serde(rename = "1-0")]
+    Seat0Wins,
+    #[serde(rename = "0-1")]
+    Seat1Wins,
+    #[serde(rename = "1/2-1/2")]
+    Draw,
+}
+
+impl GameResult {
+    pub fn win_for(seat: Seat) -> Self {
+        if seat == 0 {
+            GameResult::Seat0Wins
+        } else {
+            GameResult::Seat1Wins
+        }
+    }
+
+    pub fn from_winner(winner: Option<Seat>) -> Self {
+        winner.map_or(GameResult::Draw, Self::win_for)
+    }
+
+    /// Points scored by `seat`: 1, 0.5 or 0.
+    pub fn points(self, seat: Seat) -> f64 {
+        match (self, seat) {
+            (GameResult::Draw, _) => 0.5,
+            (GameResult::Seat0Wins, 0) | (GameResult::Seat1Wins, 1) => 1.0,
+            _ => 0.0,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GameResult::Seat0Wins => "1-0",
+            GameResult::Seat1Wins => "0-1",
+            GameResult::Draw => "1/2-1/2",
+        }
+    }
+}
+
+impl fmt::Display for GameResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for GameResult {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "1-0" => Ok(GameResult::Seat0Wins),
+            "0-1" => Ok(GameResult::Seat1Wins),
+            "1/2-1/2" => Ok(GameResult::Draw),
+            _ => Err(format!("result `{s}` is not 1-0, 0-1 or 1/2-1/2")),
+        }
+    }
+}
+
+/// Why a game ended. The same words appear in `gameover` lines, records and CSV.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Reason {
+    /// The rules ended the game.
+    Normal,
+    /// A referee safeguard ended it (move limit, quiet plies, repetition).
+    Adjudicated,
+    /// A bot ran out of time (or did not answer `arena 1` in time).
+    Timeout,
+    /// A bot sent a well-formed move that is not legal.
+    Illegal,
+    /// A bot's process died or closed its output.
+    Crash,
+    /// A bot broke the protocol (garbage, overlong or non-UTF-8 line, unasked move).
+    Protocol,
+}
+
+impl Reason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::Normal => "normal",
+            Reason::Adjudicated => "adjudicated",
+            Reason::Timeout => "timeout",
+            Reason::Illegal => "illegal",
+            Reason::Crash => "crash",
+            Reason::Protocol => "protocol",
+        }
+    }
+
+    /// True when a bot lost by misbehaving rather than by play.
+    pub fn is_forfeit(self) -> bool {
+        !matches!(self, Reason::Normal | Reason::Adjudicated)
+    }
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Reason {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        [
+            Reason::Normal,
+            Reason::Adjudicated,
+            Reason::Timeout,
+            Reason::Illegal,
+            Reason::Crash,
+            Reason::Protocol,
+        ]
+        .into_iter()
+        .find(|r| r.as_str() == s)
+        .ok_or_else(|| format!("unknown reason `{s}`"))
+    }
+}
+
+/// One seat's bot, as it was run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SeatRecord {
+    pub name: String,
+    pub command: Vec<String>,
+    /// The bot's stderr log for this game, if one was kept.
+    pub log: Option<String>,
+}
+
+/// One move as played.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MoveRecord {
+    pub seat: Seat,
+    /// Move notation of the game.
+    #[serde(rename = "move")]
+    pub mv: String,
+    /// Time the bot used for this decision, in milliseconds (0 for opening
+    /// moves chosen by the referee).
+    pub ms: f64,
+    /// The bot's `info` lines sent during this decision (capped).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub info: Vec<String>,
+    /// State notation after the move.
+    pub state: String,
+    /// What the move did, as the engine reported it.
+    #[serde(default)]
+    pub effects: serde_json::Value,
+}
+
+/// Everything about one finished game.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameRecord {
+    /// Position in the schedule, from 0.
+    pub index: u64,
+    /// Schedule round (a rating period for Glicko).
+    pub round: u64,
+    /// Games sharing a `pair` were played on the same seed and opening with
+    /// seats swapped (used by pentanomial statistics).
+    pub pair: u64,
+    pub game: String,
+    pub params: BTreeMap<String, String>,
+    pub seed: u64,
+    pub seats: [SeatRecord; 2],
+    /// How many of the first moves the referee chose at random (an opening).
+    #[serde(default)]
+    pub opening_plies: usize,
+    pub initial_state: String,
+    pub moves: Vec<MoveRecord>,
+    pub final_state: String,
+    pub scores: [i32; 2],
+    pub result: GameResult,
+    pub reason: Reason,
+    /// Free text: the adjudication cause, or what the offending bot did (truncated).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// The seat that forfeited, for forfeit reasons.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offender: Option<Seat>,
+    pub duration_ms: u64,
+}
+
+/// A row of `games.csv`. Column order is part of the public schema.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CsvRow {
+    pub index: u64,
+    pub game: String,
+    pub seed: u64,
+    pub seat0: String,
+    pub seat1: String,
+    pub result: GameResult,
+    pub reason: Reason,
+    pub plies: usize,
+    pub score0: i32,
+    pub score1: i32,
+    pub duration_ms: u64,
+    pub round: u64,
+    pub pair: u64,
+    pub detail: String,
+}
+
+impl From<&GameRecord> for CsvRow {
+    fn from(r: &GameRecord) -> Self {
+        CsvRow {
+            index: r.index,
+            game: r.game.clone(),
+            seed: r.seed,
+            seat0: r.seats[0].name.clone(),
+            seat1: r.seats[1].name.clone(),
+            result: r.result,
+            reason: r.reason,
+            plies: r.moves.len(),
+            score0: r.scores[0],
+            score1: r.scores[1],
+            duration_ms: r.duration_ms,
+            round: r.round,
+            pair: r.pair,
+            detail: r.detail.clone().unwrap_or_default(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_and_reasons_round_trip_through_their_text() {
+        for r in [
+            GameResult::Seat0Wins,
+            GameResult::Seat1Wins,
+            GameResult::Draw,
+        ] {
+            assert_eq!(r.as_str().parse::<GameResult>(), Ok(r));
+        }
+        for r in [
+            Reason::Normal,
+            Reason::Adjudicated,
+            Reason::Timeout,
+            Reason::Illegal,
+            Reason::Crash,
+            Reason::Protocol,
+        ] {
+            assert_eq!(r.as_str().parse::<Reason>(), Ok(r));
+            assert_eq!(serde_json::to_string(&r).unwrap(), format!("\"{r}\""));
+        }
+        assert!("2-0".parse::<GameResult>().is_err());
+    }
+
+    #[test]
+    fn points_follow_the_result_for_each_seat() {
+        assert_eq!(GameResult::Seat0Wins.points(0), 1.0);
+        assert_eq!(GameResult::Seat0Wins.points(1), 0.0);
+        assert_eq!(GameResult::Seat1Wins.points(1), 1.0);
+        assert_eq!(GameResult::Draw.points(0), 0.5);
+        assert_eq!(GameResult::from_winner(None), GameResult::Draw);
+        assert_eq!(GameResult::from_winner(Some(1)), GameResult::Seat1Wins);
+    }
+}
