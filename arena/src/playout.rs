@@ -55,3 +55,55 @@ pub fn playouts<G: Game>(game: &G, games: u64, seed: u64) -> PlayoutTotals {
     }
     totals
 }
+
+/// Random-playout throughput measured over about `seconds` of wall time on
+/// one thread (the benchmark behind `arena bench` and `cargo bench`).
+#[derive(Clone, Copy, Debug)]
+pub struct Throughput {
+    pub totals: PlayoutTotals,
+    pub seconds: f64,
+}
+
+impl Throughput {
+    pub fn moves_per_sec(&self) -> f64 {
+        self.totals.moves as f64 / self.seconds
+    }
+    pub fn games_per_sec(&self) -> f64 {
+        self.totals.games as f64 / self.seconds
+    }
+}
+
+impl std::fmt::Display for Throughput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{:.2} M moves/s, {:.0} games/s ({} games, {:.1} moves/game, {:.2} s)",
+            self.moves_per_sec() / 1e6,
+            self.games_per_sec(),
+            self.totals.games,
+            self.totals.moves as f64 / self.totals.games.max(1) as f64,
+            self.seconds
+        )
+    }
+}
+
+pub fn throughput<G: Game>(game: &G, seconds: f64, seed: u64) -> Throughput {
+    let start = std::time::Instant::now();
+    let mut totals = PlayoutTotals::default();
+    let mut batch = 64;
+    let mut round = 0;
+    while start.elapsed().as_secs_f64() < seconds {
+        let t = playouts(game, batch, seed.wrapping_add(round));
+        totals.games += t.games;
+        totals.moves += t.moves;
+        totals.draws += t.draws;
+        totals.wins[0] += t.wins[0];
+        totals.wins[1] += t.wins[1];
+        round += 1;
+        batch = (batch * 2).min(1 << 14);
+    }
+    Throughput {
+        totals,
+        seconds: start.elapsed().as_secs_f64(),
+    }
+}
