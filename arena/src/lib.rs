@@ -5,5 +5,7 @@
 //! game records -> ratings -> reports.
 
 pub mod games;
+pub mod play;
 pub mod playout;
 pub mod record;
+pub mod report;
