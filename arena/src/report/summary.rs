@@ -398,3 +398,109 @@ pub fn timeline(records: &[GameRecord], bots: &[String]) -> Timeline {
         games,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{Reason, SeatRecord};
+
+    fn game(index: u64, a: &str, b: &str, result: GameResult, reason: Reason) -> GameRecord {
+        let seat = |name: &str| SeatRecord {
+            name: name.into(),
+            command: vec![],
+            log: None,
+        };
+        GameRecord {
+            index,
+            round: 0,
+            pair: index / 2,
+            game: "dakon".into(),
+            params: BTreeMap::new(),
+            seed: index,
+            seats: [seat(a), seat(b)],
+            opening_plies: 0,
+            initial_state: String::new(),
+            moves: vec![],
+            final_state: String::new(),
+            scores: [0, 0],
+            result,
+            reason,
+            detail: None,
+            offender: reason.is_forfeit().then_some(match result {
+                GameResult::Seat0Wins => 1,
+                _ => 0,
+            }),
+            duration_ms: 0,
+        }
+    }
+
+    fn sample() -> Vec<GameRecord> {
+        use GameResult::*;
+        vec![
+            game(0, "a", "b", Seat0Wins, Reason::Normal),
+            game(1, "b", "a", Draw, Reason::Adjudicated),
+            game(2, "c", "a", Seat1Wins, Reason::Timeout),
+            game(3, "b", "c", Seat0Wins, Reason::Normal),
+        ]
+    }
+
+    #[test]
+    fn standings_count_points_results_and_forfeits() {
+        let s = standings_from_records(&sample());
+        let names: Vec<&str> = s.iter().map(|l| l.bot.as_str()).collect();
+        assert_eq!(names, ["a", "b", "c"]);
+        assert_eq!(
+            (s[0].games, s[0].wins, s[0].draws, s[0].losses),
+            (3, 2, 1, 0)
+        );
+        assert_eq!(s[0].points, 2.5);
+        assert_eq!((s[2].losses, s[2].forfeits), (2, 1));
+        assert!((s[1].score_pct() - 50.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn crosstable_and_timeline_follow_the_results() {
+        let records = sample();
+        let bots: Vec<String> = ["a", "b", "c"].map(String::from).to_vec();
+        let ct = crosstable(&records, &bots);
+        assert_eq!(ct.points[0][1], 1.5);
+        assert_eq!(ct.points[1][0], 0.5);
+        assert_eq!(ct.games[0][1], 2);
+        assert_eq!(ct.games[0][0], 0);
+        let tl = timeline(&records, &bots);
+        assert_eq!(tl.points[0], [1.0, 1.5, 2.5, 2.5]);
+        assert_eq!(tl.points[2], [0.0, 0.0, 0.0, 0.0]);
+        assert_eq!(tl.games, [0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn ratings_csv_is_read_by_header_names_and_orders_the_table() {
+        let csv =
+            "games,bot,bt_elo,bt_lo,bt_hi,elo,extra\n3,c,50,-10,110,20,x\n3,a,-20,-90,40,-5,y\n";
+        let r = Ratings::parse(csv).unwrap();
+        let t = standings_table(&sample(), Some(&r));
+        assert_eq!(t.source, "ratings.csv");
+        assert_eq!(t.bots, ["c", "a", "b"]);
+        let col = |name: &str| t.columns.iter().position(|c| c == name).unwrap();
+        assert_eq!(t.rows[0][col("BT Elo")], "50");
+        assert_eq!(t.rows[0][col("95% interval")], "-10 .. 110");
+        assert_eq!(t.rows[1][col("wins")], "2");
+        assert_eq!(t.rows[2][col("BT Elo")], "");
+        let chart = rating_chart(&sample(), Some(&r), &t.bots);
+        assert_eq!(chart.bars.len(), 2);
+        assert_eq!((chart.bars[0].lo, chart.bars[0].hi), (-10.0, 110.0));
+    }
+
+    #[test]
+    fn without_ratings_the_chart_shows_score_with_wilson_intervals() {
+        let records = sample();
+        let t = standings_table(&records, None);
+        assert_eq!(t.source, "records");
+        let chart = rating_chart(&records, None, &t.bots);
+        assert_eq!(chart.reference, 50.0);
+        let a = &chart.bars[0];
+        assert!(a.lo < a.value && a.value < a.hi && a.hi <= 100.0, "{a:?}");
+        let (lo, hi) = wilson(5.0, 10);
+        assert!((lo - 0.2366).abs() < 1e-3 && (hi - 0.7634).abs() < 1e-3);
+    }
+}

@@ -1,0 +1,303 @@
+//! End to end: render the report of a small tournament of real (random)
+//! games with `arena report`, load it in headless Chromium and check what a
+//! person would see: no script errors, every bot in the standings, and the
+//! replay viewer's board changing when stepped.
+//!
+//! The page runs its own self-test when its address has `#selftest`: it
+//! steps the viewer with the arrow key and the buttons, compares the board's
+//! SVG before and after, and writes what it found as JSON into
+//! `<pre id="selftest">`, which `chromium --dump-dom` prints. Script errors
+//! and `console.error` calls are collected by a trap installed before any
+//! other script; Chromium's own log (stderr) must show no console message.
+//!
+//! Without Chromium the test is skipped with a loud message, except under
+//! `CI=true`, where it fails. `ARENA_SCREENSHOTS=DIR` also writes the
+//! screenshots kept in docs/img.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use arena::record::GameRecord;
+
+fn chromium() -> Option<PathBuf> {
+    if let Ok(p) = std::env::var("CHROMIUM") {
+        return Some(PathBuf::from(p));
+    }
+    ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find_map(|name| {
+            std::env::var_os("PATH").and_then(|paths| {
+                std::env::split_paths(&paths)
+                    .map(|d| d.join(name))
+                    .find(|p| p.is_file())
+            })
+        })
+}
+
+fn require_chromium() -> Option<PathBuf> {
+    let found = chromium();
+    if found.is_none() {
+        if std::env::var("CI").is_ok_and(|v| v == "true") {
+            panic!("CI=true but chromium is not installed (.ci/run installs it)");
+        }
+        eprintln!(
+            "\n*** SKIPPED: chromium not found; install Debian's `chromium` package \
+             to run the browser test ***\n"
+        );
+    }
+    found
+}
+
+struct Run {
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs headless Chromium with `args` then `url`, killing it after `limit`.
+fn run_chromium(bin: &Path, work: &Path, args: &[&str], url: &str) -> Run {
+    let profile = work.join(format!(
+        "chromium-profile-{}",
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    ));
+    let out_path = work.join("chromium.out");
+    let err_path = work.join("chromium.err");
+    let mut child = Command::new(bin)
+        .args([
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-extensions",
+            "--no-first-run",
+            "--no-default-browser-check",
+            "--hide-scrollbars",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--virtual-time-budget=5000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(args)
+        .arg(url)
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&out_path).unwrap())
+        .stderr(std::fs::File::create(&err_path).unwrap())
+        .spawn()
+        .expect("chromium starts");
+    let start = Instant::now();
+    let limit = Duration::from_secs(180);
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "chromium did not finish in {limit:?}; stderr:\n{}",
+                std::fs::read_to_string(&err_path).unwrap_or_default()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = std::fs::remove_dir_all(&profile);
+    Run {
+        stdout: std::fs::read_to_string(&out_path).unwrap(),
+        stderr: std::fs::read_to_string(&err_path).unwrap(),
+    }
+}
+
+fn unescape(text: &str) -> String {
+    text.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
+}
+
+/// The page's self-test results, from the dumped DOM.
+fn selftest(dom: &str) -> serde_json::Value {
+    let start = dom
+        .find("<pre id=\"selftest\"")
+        .expect("the dumped DOM has the selftest element");
+    let open_end = start + dom[start..].find('>').unwrap() + 1;
+    let close = open_end + dom[open_end..].find("</pre>").unwrap();
+    let text = unescape(&dom[open_end..close]);
+    serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("selftest output is not JSON ({e}): {text:?}"))
+}
+
+fn file_url(path: &Path, fragment: &str) -> String {
+    format!(
+        "file://{}#{fragment}",
+        path.canonicalize().unwrap().display()
+    )
+}
+
+fn render(dir: &Path, records: &[GameRecord]) -> PathBuf {
+    common::write_jsonl(dir, records);
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .arg("report")
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "arena report failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let printed = String::from_utf8(out.stdout).unwrap();
+    let path = PathBuf::from(printed.trim());
+    assert_eq!(path, dir.join("index.html"));
+    path
+}
+
+fn check_in_browser(bin: &Path, dir: &Path, page: &Path, records: &[GameRecord]) {
+    let run = run_chromium(
+        bin,
+        dir,
+        &["--dump-dom"],
+        &file_url(page, "game=0&selftest"),
+    );
+    let consoles: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains(":CONSOLE") || l.contains("Uncaught"))
+        .collect();
+    assert!(consoles.is_empty(), "console messages: {consoles:#?}");
+    let result = selftest(&run.stdout);
+    eprintln!("selftest: {result}");
+    assert_eq!(result["errors"], serde_json::json!([]), "page errors");
+    for (check, ok) in result["checks"].as_object().unwrap() {
+        assert_eq!(ok, true, "selftest check {check} failed: {result}");
+    }
+    for name in [
+        "board_drawn",
+        "arrow_key_changes_board",
+        "button_changes_board",
+        "back_restores_board",
+        "all_positions_drawn",
+    ] {
+        assert!(result["checks"].get(name).is_some(), "check {name} missing");
+    }
+    let listed: Vec<&str> = result["standings_bots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    let mut bots: Vec<&str> = records
+        .iter()
+        .flat_map(|r| r.seats.iter().map(|s| s.name.as_str()))
+        .collect();
+    bots.sort();
+    bots.dedup();
+    for bot in &bots {
+        assert!(listed.contains(bot), "{bot:?} not in standings {listed:?}");
+    }
+    assert_eq!(listed.len(), bots.len());
+    assert_eq!(result["games_listed"], records.len());
+    let positions: usize = records.iter().map(|r| r.moves.len() + 1).sum();
+    assert_eq!(result["positions_drawn"], positions);
+    assert_eq!(result["charts"], 2);
+    assert!(result["heatmap_cells"].as_u64().unwrap() > 0);
+}
+
+fn screenshots(bin: &Path, dir: &Path, page: &Path, records: &[GameRecord]) {
+    let Ok(out) = std::env::var("ARENA_SCREENSHOTS") else {
+        return;
+    };
+    let out = PathBuf::from(out);
+    std::fs::create_dir_all(&out).unwrap();
+    let shot = |name: &str, size: &str, fragment: &str| {
+        let file = out.join(name);
+        run_chromium(
+            bin,
+            dir,
+            &[
+                &format!("--screenshot={}", file.display()),
+                &format!("--window-size={size}"),
+            ],
+            &file_url(page, fragment),
+        );
+        assert!(file.is_file(), "no screenshot {}", file.display());
+    };
+    shot("report.png", "1280,1750", "");
+    // A Ludus latrunculorum game some way into the movement phase, and a
+    // Dakon game part-way through.
+    for (game, name) in [
+        ("latrunculi", "replay-latrunculi.png"),
+        ("dakon", "replay-dakon.png"),
+    ] {
+        if let Some(r) = records.iter().find(|r| r.game == game) {
+            let ply = if game == "latrunculi" {
+                (r.moves.len() * 2 / 3).max(1)
+            } else {
+                (r.moves.len() / 2).max(1)
+            };
+            shot(name, "1280,980", &format!("game={}&ply={ply}", r.index));
+        }
+    }
+}
+
+#[test]
+fn report_of_a_small_tournament_works_in_a_headless_browser() {
+    let records = common::tournament_or_fixture(400);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report_html_e2e");
+    let _ = std::fs::remove_dir_all(&dir);
+    let page = render(&dir, &records);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        !html.contains("evil</script>"),
+        "a bot name broke out of the data block"
+    );
+    let outside = html.replace("http://www.w3.org/2000/svg", "");
+    assert!(
+        !outside.contains("http://") && !outside.contains("https://"),
+        "the page refers to the network"
+    );
+    assert!(
+        !html.contains("<link") && !html.contains(" src="),
+        "the page loads files"
+    );
+    let Some(bin) = require_chromium() else {
+        return;
+    };
+    check_in_browser(&bin, &dir, &page, &records);
+    screenshots(&bin, &dir, &page, &records);
+}
+
+#[test]
+fn report_with_ratings_csv_works_in_a_headless_browser() {
+    let records = common::tournament_or_fixture(120);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report_html_ratings");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut csv = String::from("bot,games,wins,draws,losses,score_pct,elo,glicko2,glicko2_rd,bt_elo,bt_lo,bt_hi,los_next\n");
+    for (i, bot) in common::BOTS.iter().enumerate() {
+        let elo = 60.0 - 40.0 * i as f64;
+        csv.push_str(&format!(
+            "\"{}\",6,3,0,3,50.0,{elo},{},80,{elo},{},{},0.7\n",
+            bot.replace('"', "\"\""),
+            1500.0 + elo,
+            elo - 120.0,
+            elo + 120.0
+        ));
+    }
+    std::fs::write(dir.join("ratings.csv"), csv).unwrap();
+    let page = render(&dir, &records);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("Bradley-Terry Elo"), "ratings.csv not used");
+    let Some(bin) = require_chromium() else {
+        return;
+    };
+    check_in_browser(&bin, &dir, &page, &records);
+}
