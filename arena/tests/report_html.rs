@@ -211,12 +211,20 @@ fn check_in_browser(bin: &Path, dir: &Path, page: &Path, records: &[GameRecord])
     assert!(result["heatmap_cells"].as_u64().unwrap() > 0);
 }
 
-fn screenshots(bin: &Path, dir: &Path, page: &Path, records: &[GameRecord]) {
+/// Screenshots for docs/img, from a tournament of random players with
+/// plain names (the test's own names are made to be hostile, not readable).
+fn screenshots(bin: &Path) {
     let Ok(out) = std::env::var("ARENA_SCREENSHOTS") else {
         return;
     };
     let out = PathBuf::from(out);
     std::fs::create_dir_all(&out).unwrap();
+    let records = common::round_robin(&["random-a", "random-b", "random-c", "random-d"], 2, 2000);
+    assert!(!records.is_empty(), "screenshots need the rules engines");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("random-round-robin");
+    let _ = std::fs::remove_dir_all(&dir);
+    let page = render(&dir, &records);
+    let (dir, page, records) = (dir.as_path(), page.as_path(), records.as_slice());
     let shot = |name: &str, size: &str, fragment: &str| {
         let file = out.join(name);
         run_chromium(
@@ -238,11 +246,15 @@ fn screenshots(bin: &Path, dir: &Path, page: &Path, records: &[GameRecord]) {
         ("dakon", "replay-dakon.png"),
     ] {
         if let Some(r) = records.iter().find(|r| r.game == game) {
-            let ply = if game == "latrunculi" {
-                (r.moves.len() * 2 / 3).max(1)
+            let target = if game == "latrunculi" {
+                r.moves.len() * 2 / 3
             } else {
-                (r.moves.len() / 2).max(1)
+                r.moves.len() / 2
             };
+            // A ply whose mover sent info lines, so the picture shows them.
+            let ply = (target.max(1)..=r.moves.len())
+                .find(|&p| !r.moves[p - 1].info.is_empty())
+                .unwrap_or(target.max(1));
             shot(name, "1280,980", &format!("game={}&ply={ply}", r.index));
         }
     }
@@ -272,7 +284,7 @@ fn report_of_a_small_tournament_works_in_a_headless_browser() {
         return;
     };
     check_in_browser(&bin, &dir, &page, &records);
-    screenshots(&bin, &dir, &page, &records);
+    screenshots(&bin);
 }
 
 #[test]

@@ -107,6 +107,11 @@ pub fn random_game(
 /// A small round robin with both seat orders, alternating the registered
 /// games. Empty when no engine is registered yet.
 pub fn tournament(max_plies: usize) -> Vec<GameRecord> {
+    round_robin(&BOTS, 1, max_plies)
+}
+
+/// `rounds` double round robins of `bots`, alternating the registered games.
+pub fn round_robin(bots: &[&str], rounds: usize, max_plies: usize) -> Vec<GameRecord> {
     let games: Vec<Box<dyn AnyGame>> = registered_games()
         .into_iter()
         .map(|g| new_game(g, &[]).unwrap())
@@ -115,20 +120,22 @@ pub fn tournament(max_plies: usize) -> Vec<GameRecord> {
     if games.is_empty() {
         return records;
     }
-    for i in 0..BOTS.len() {
-        for j in 0..BOTS.len() {
-            if i == j {
-                continue;
+    for _ in 0..rounds {
+        for i in 0..bots.len() {
+            for j in 0..bots.len() {
+                if i == j {
+                    continue;
+                }
+                let index = records.len() as u64;
+                let game = &games[index as usize % games.len()];
+                records.push(random_game(
+                    game.as_ref(),
+                    index,
+                    [bots[i], bots[j]],
+                    1000 + index,
+                    max_plies,
+                ));
             }
-            let index = records.len() as u64;
-            let game = &games[index as usize % games.len()];
-            records.push(random_game(
-                game.as_ref(),
-                index,
-                [BOTS[i], BOTS[j]],
-                1000 + index,
-                max_plies,
-            ));
         }
     }
     records

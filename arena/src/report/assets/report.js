@@ -355,7 +355,7 @@
 
   function latrunculiSvg(s, names, lastMove) {
     var cell = Math.max(26, Math.min(56, Math.floor(520 / Math.max(s.width, s.height))));
-    var L = 26, T = 30, B = 52;
+    var L = 26, T = 30, B = 70;
     var W = L * 2 + cell * s.width, H = T + B + cell * s.height;
     var root = svg("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, "class": "board latrunculi",
       role: "img", "aria-label": "Ludus latrunculorum position" });
@@ -418,11 +418,13 @@
       s.rows.forEach(function (row) { row.forEach(function (p) { if (p && p.seat === seat) { c++; if (p.trapped) t++; } }); });
       return c + " on board" + (t ? " (" + t + " trapped)" : "") + (s.phase === "place" ? ", " + s.hand[seat] + " in hand" : "");
     };
-    var legendY = T + cell * s.height + 38;
-    append(root, svg("circle", { cx: L + 8, cy: legendY - 4, r: 7, "class": "legend-piece seat0" }));
-    append(root, svg("text", { x: L + 20, y: legendY, "class": "legend-text", text: names[0] + ": " + count(0) }));
-    append(root, svg("circle", { cx: W / 2 + 8, cy: legendY - 4, r: 7, "class": "legend-piece seat1" }));
-    append(root, svg("text", { x: W / 2 + 20, y: legendY, "class": "legend-text", text: names[1] + ": " + count(1) }));
+    var short = function (name) { return name.length > 28 ? name.slice(0, 27) + "\u2026" : name; };
+    [0, 1].forEach(function (seat) {
+      var legendY = T + cell * s.height + 36 + 18 * seat;
+      append(root, svg("circle", { cx: L + 8, cy: legendY - 4, r: 7, "class": "legend-piece seat" + seat }));
+      append(root, svg("text", { x: L + 22, y: legendY, "class": "legend-text",
+        text: "seat " + seat + " " + short(names[seat]) + ": " + count(seat) }));
+    });
     return root;
   }
 
