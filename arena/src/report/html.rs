@@ -23,10 +23,29 @@ const JS: &str = include_str!("assets/report.js");
 /// read) whether any script error or `console.error` happened.
 const ERROR_TRAP: &str = include_str!("assets/errors.js");
 
-/// Games whose moves the page embeds for replay; past this the page would
-/// grow too big to open comfortably, and later games are listed without a
-/// replay (`arena show` still draws them).
-pub const MAX_REPLAYS: usize = 2000;
+/// About how many bytes of moves the page embeds for replays. Games are
+/// taken in order until the next would pass this; later games are listed
+/// without a replay (`arena show` still draws them), so that a big
+/// tournament's page still opens comfortably.
+pub const REPLAY_BUDGET_BYTES: usize = 48 << 20;
+
+/// Roughly what a game's moves weigh in the page's JSON.
+fn replay_bytes(r: &GameRecord) -> usize {
+    r.initial_state.len()
+        + r.moves
+            .iter()
+            .map(|m| {
+                120 + m.mv.len()
+                    + m.state.len()
+                    + m.info.iter().map(|i| i.len() + 4).sum::<usize>()
+                    + if m.effects.is_null() {
+                        0
+                    } else {
+                        m.effects.to_string().len()
+                    }
+            })
+            .sum::<usize>()
+}
 
 #[derive(Serialize)]
 struct MoveView<'a> {
@@ -59,7 +78,7 @@ struct GameView<'a> {
     scores: [i32; 2],
     plies: usize,
     duration_ms: u64,
-    /// Absent past [`MAX_REPLAYS`].
+    /// Absent past [`REPLAY_BUDGET_BYTES`].
     #[serde(skip_serializing_if = "Option::is_none")]
     initial_state: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -75,7 +94,8 @@ struct PageData<'a> {
     crosstable: Crosstable,
     timeline: Timeline,
     games: Vec<GameView<'a>>,
-    max_replays: usize,
+    /// How many games (in order) have their replay embedded.
+    replays: usize,
 }
 
 fn game_view(r: &GameRecord, with_moves: bool) -> GameView<'_> {
@@ -109,6 +129,19 @@ fn game_view(r: &GameRecord, with_moves: bool) -> GameView<'_> {
                 .collect()
         }),
     }
+}
+
+/// How many of `games`, from the first, have their replay embedded within
+/// `budget` bytes (the first always does).
+fn replay_prefix(games: &[&GameRecord], budget: usize) -> usize {
+    let mut used = 0;
+    for (i, r) in games.iter().enumerate() {
+        used += replay_bytes(r);
+        if i > 0 && used > budget {
+            return i;
+        }
+    }
+    games.len()
 }
 
 /// JSON that is safe inside a `<script>` element: `<`, `>` and `&` are
@@ -157,10 +190,11 @@ pub fn render_html(
     let crosstable = summary::crosstable(records, &standings.bots);
     let timeline = summary::timeline(records, &standings.bots);
     let ordered = summary::in_order(records);
+    let replays = replay_prefix(&ordered, REPLAY_BUDGET_BYTES);
     let games = ordered
         .iter()
         .enumerate()
-        .map(|(i, r)| game_view(r, i < MAX_REPLAYS))
+        .map(|(i, r)| game_view(r, i < replays))
         .collect();
     let data = PageData {
         title: title.to_string(),
@@ -170,7 +204,7 @@ pub fn render_html(
         crosstable,
         timeline,
         games,
-        max_replays: MAX_REPLAYS,
+        replays,
     };
     let title = escape_html(title);
     format!(
@@ -242,6 +276,19 @@ mod tests {
         );
         let back: serde_json::Value = serde_json::from_str(&s).unwrap();
         assert_eq!(back, v);
+    }
+
+    #[test]
+    fn replays_are_embedded_for_a_prefix_within_the_budget() {
+        let line = r#"{"index":0,"round":0,"pair":0,"game":"dakon","params":{},"seed":0,"seats":[{"name":"a","command":[],"log":null},{"name":"b","command":[],"log":null}],"initial_state":"pits=1,1 stores=0,0 turn=0 ply=0","moves":[{"seat":0,"move":"1","ms":1.0,"state":"pits=1,0 stores=1,0 turn=1 ply=1"}],"final_state":"x","scores":[1,0],"result":"1-0","reason":"normal","duration_ms":1}"#;
+        let r: GameRecord = serde_json::from_str(line).unwrap();
+        let one = replay_bytes(&r);
+        let games = vec![&r; 5];
+        assert_eq!(replay_prefix(&games, 3 * one), 3);
+        assert_eq!(replay_prefix(&games, 0), 1);
+        assert_eq!(replay_prefix(&games, usize::MAX), 5);
+        let html = render_html("t", &[r], None);
+        assert!(html.contains(r#""replays":1"#));
     }
 
     #[test]

@@ -250,9 +250,9 @@
         el("td", null, replay));
     });
     append(box, el("table", { id: "games-table", "class": "data" }, el("thead", null, head), el("tbody", null, rows)));
-    if (DATA.games.length > DATA.max_replays) {
-      append(box, el("p", { "class": "muted", text: "Replays are embedded for the first " + DATA.max_replays +
-        " games; draw the others with `arena show games.jsonl --game K`." }));
+    if (DATA.games.length > DATA.replays) {
+      append(box, el("p", { "class": "muted", text: "Replays are embedded for the first " + DATA.replays +
+        " games only, to keep this page small enough to open; draw the others with `arena show games.jsonl --game K`." }));
     }
   }
 
