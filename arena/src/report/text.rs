@@ -116,7 +116,7 @@ pub fn parse_board(state: &str) -> Result<Board, String> {
                 run = run * 10 + d as usize;
                 continue;
             }
-            squares.extend(std::iter::repeat(None).take(run));
+            squares.extend(std::iter::repeat_n(None, run));
             run = 0;
             squares.push(Some(match c {
                 'X' => Piece {
@@ -138,7 +138,7 @@ pub fn parse_board(state: &str) -> Result<Board, String> {
                 _ => return Err(format!("unknown square `{c}` in `{rank}`")),
             }));
         }
-        squares.extend(std::iter::repeat(None).take(run));
+        squares.extend(std::iter::repeat_n(None, run));
         let w = squares.len() - start;
         if w == 0 || *width.get_or_insert(w) != w {
             return Err(format!("rank `{rank}` does not have the board's width"));
@@ -404,7 +404,7 @@ mod tests {
     #[test]
     fn runs_of_more_than_nine_empty_squares_are_read() {
         let rank = "12";
-        let board = vec![rank; 5].join("/");
+        let board = [rank; 5].join("/");
         let state = format!("board={board} turn=0 phase=place hand=3,3 quiet=0 ply=0");
         let Ok(Board::Latrunculi(v)) = parse_board(&state) else {
             panic!()

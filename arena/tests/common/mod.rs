@@ -170,13 +170,13 @@ pub fn fixture_records() -> Vec<GameRecord> {
         "board=XX4OO/3X4/3o4/3X4/8/8/8/8 turn=1 phase=move hand=0,0 quiet=8 ply=41",
     ];
     let mut records = Vec::new();
-    for i in 0..BOTS.len() {
-        for j in 0..BOTS.len() {
+    for (i, first) in BOTS.iter().enumerate() {
+        for (j, second) in BOTS.iter().enumerate() {
             if i == j {
                 continue;
             }
             let index = records.len() as u64;
-            let (name, states, mvs): (&str, &[&str], &[&str]) = if index % 2 == 0 {
+            let (name, states, mvs): (&str, &[&str], &[&str]) = if index.is_multiple_of(2) {
                 ("dakon", &dakon, &["7", "10", "13", "13"])
             } else {
                 ("latrunculi", &latrunculi, &["d3", "d4", "c5-d5", "xd6"])
@@ -210,7 +210,7 @@ pub fn fixture_records() -> Vec<GameRecord> {
                 game: name.to_string(),
                 params: BTreeMap::new(),
                 seed: index,
-                seats: [seat(BOTS[i]), seat(BOTS[j])],
+                seats: [seat(first), seat(second)],
                 opening_plies: 0,
                 initial_state: states[0].to_string(),
                 moves,
