@@ -136,7 +136,7 @@ fn cmd_play(
     match arena::play::play_humans(game.as_ref(), ["human", "human"], &mut input, &mut out)
         .map_err(|e| e.to_string())?
     {
-        arena::play::PlayEnd::Finished(_) => Ok(()),
+        arena::play::PlayEnd::Finished(_) | arena::play::PlayEnd::Forfeit { .. } => Ok(()),
         arena::play::PlayEnd::Abandoned => Err("game abandoned before the end".into()),
     }
 }

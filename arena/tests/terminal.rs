@@ -137,3 +137,92 @@ fn show_draws_any_recorded_position() {
     let out = arena(&["show", file, "--game", "0", "--ply", "100000"], "");
     assert!(text(&out.stderr).contains("--ply must be 0..="));
 }
+
+/// Plays the first legal move, or a fixed bad move when told to.
+struct ScriptedBot {
+    bad: Option<&'static str>,
+    asked: usize,
+    finished: bool,
+}
+
+impl arena::play::MoveSource for ScriptedBot {
+    fn choose(
+        &mut self,
+        _state: &str,
+        legal: &[String],
+        _history: &[(usize, String)],
+    ) -> Result<String, String> {
+        self.asked += 1;
+        Ok(self.bad.map_or_else(|| legal[0].clone(), String::from))
+    }
+    fn finish(&mut self, _end: &arena::play::PlayEnd) {
+        self.finished = true;
+    }
+}
+
+#[test]
+fn a_person_plays_a_move_source_and_a_bad_bot_move_forfeits() {
+    use arena::play::{play, PlayEnd};
+    for name in games_or_skip() {
+        let game = new_game(name, &[]).unwrap();
+        // The person (seat 0) always plays the last legal move: work the
+        // game out first with the same policy for both sides.
+        let mut state = game.initial_state();
+        let mut input = String::from("nonsense\n");
+        while state.outcome().is_none() {
+            let legal = state.legal_moves();
+            let mv = if state.to_move() == 0 {
+                input.push_str(legal.last().unwrap());
+                input.push('\n');
+                legal.last().unwrap().clone()
+            } else {
+                legal[0].clone()
+            };
+            state.play(&mv).unwrap();
+            if input.len() > 1 << 20 {
+                break;
+            }
+        }
+        let mut bot = ScriptedBot {
+            bad: None,
+            asked: 0,
+            finished: false,
+        };
+        let mut out = Vec::new();
+        let end = play(
+            game.as_ref(),
+            ["person", "bot"],
+            [None, Some(&mut bot)],
+            &mut input.as_bytes(),
+            &mut out,
+        )
+        .unwrap();
+        let out = text(&out);
+        if let Some(outcome) = state.outcome() {
+            assert_eq!(end, PlayEnd::Finished(outcome), "{name}");
+        }
+        assert!(bot.asked > 0 && bot.finished);
+        assert!(out.contains("seat 1 (bot) plays "), "{out}");
+        assert!(out.contains("`nonsense` is not a move"), "{out}");
+
+        let mut bad = ScriptedBot {
+            bad: Some("zz9"),
+            asked: 0,
+            finished: false,
+        };
+        let mut out = Vec::new();
+        let end = play(
+            game.as_ref(),
+            ["bot", "person"],
+            [Some(&mut bad), None],
+            &mut "".as_bytes(),
+            &mut out,
+        )
+        .unwrap();
+        assert!(
+            matches!(end, PlayEnd::Forfeit { seat: 0, .. }),
+            "{name}: {end:?}"
+        );
+        assert!(text(&out).contains("seat 0 (bot) forfeits: sent `zz9`"));
+    }
+}
