@@ -34,6 +34,11 @@ pub trait MoveSource {
         history: &[(Seat, String)],
     ) -> Result<String, String>;
 
+    /// The `info` lines the source sent since the last call, to show.
+    fn take_info(&mut self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// Told once the game is over (a bot may want `gameover`).
     fn finish(&mut self, _end: &PlayEnd) {}
 }
@@ -152,7 +157,11 @@ pub fn play(
             writeln!(out, "seat {seat} ({}) is thinking...", names[seat])?;
             out.flush()?;
             let forfeit = |why: String| PlayEnd::Forfeit { seat, why };
-            match bot.choose(&text, &legal, &history) {
+            let choice = bot.choose(&text, &legal, &history);
+            for line in bot.take_info() {
+                writeln!(out, "  info: {line}")?;
+            }
+            match choice {
                 Err(why) => break forfeit(why),
                 Ok(mv) => match state.play(&mv) {
                     Ok(_) => {

@@ -155,6 +155,9 @@ impl arena::play::MoveSource for ScriptedBot {
         self.asked += 1;
         Ok(self.bad.map_or_else(|| legal[0].clone(), String::from))
     }
+    fn take_info(&mut self) -> Vec<String> {
+        vec![format!("thought {} times", self.asked)]
+    }
     fn finish(&mut self, _end: &arena::play::PlayEnd) {
         self.finished = true;
     }
@@ -203,6 +206,7 @@ fn a_person_plays_a_move_source_and_a_bad_bot_move_forfeits() {
         }
         assert!(bot.asked > 0 && bot.finished);
         assert!(out.contains("seat 1 (bot) plays "), "{out}");
+        assert!(out.contains("  info: thought 1 times"), "{out}");
         assert!(out.contains("`nonsense` is not a move"), "{out}");
 
         let mut bad = ScriptedBot {

@@ -66,7 +66,8 @@ struct GameView<'a> {
     round: u64,
     game: &'a str,
     params: &'a BTreeMap<String, String>,
-    seed: u64,
+    /// As text: seeds use all 64 bits, and JavaScript numbers keep only 53.
+    seed: String,
     seats: [&'a str; 2],
     opening_plies: usize,
     result: &'static str,
@@ -104,7 +105,7 @@ fn game_view(r: &GameRecord, with_moves: bool) -> GameView<'_> {
         round: r.round,
         game: &r.game,
         params: &r.params,
-        seed: r.seed,
+        seed: r.seed.to_string(),
         seats: [&r.seats[0].name, &r.seats[1].name],
         opening_plies: r.opening_plies,
         result: r.result.as_str(),
@@ -289,6 +290,11 @@ mod tests {
         assert_eq!(replay_prefix(&games, usize::MAX), 5);
         let html = render_html("t", &[r], None);
         assert!(html.contains(r#""replays":1"#));
+        // 64-bit seeds travel as text: a JavaScript number would round them.
+        let mut big: GameRecord = serde_json::from_str(line).unwrap();
+        big.seed = u64::MAX - 1;
+        let html = render_html("t", &[big], None);
+        assert!(html.contains(r#""seed":"18446744073709551614""#));
     }
 
     #[test]
