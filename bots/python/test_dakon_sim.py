@@ -122,14 +122,41 @@ class MoreRules(unittest.TestCase):
 
 
 class Greedy(unittest.TestCase):
-    def test_picks_the_best_store_difference(self):
+    def test_diff_first_picks_the_best_store_difference(self):
         state = parse_state(START)
         legal = [str(p) for p in range(7, 14)]
         best = max(_diff(_after(state, pit)) for pit in range(7, 14))
         self.assertGreaterEqual(best, 9)  # example 2: playing 10 nets 9
         for seed in range(5):
-            move = greedy_choice(state, legal, random.Random(seed))
+            move = greedy_choice(state, legal, random.Random(seed), bonus_first=False)
             self.assertEqual(_diff(_after(state, int(move))), best)
+
+    def test_bonus_first_takes_the_best_bonus_move(self):
+        state = parse_state(START)
+        legal = [str(p) for p in range(7, 14)]
+        bonus_moves = [p for p in range(7, 14) if state.copy().play(p)]
+        self.assertIn(7, bonus_moves)  # example 1
+        best = max(_diff(_after(state, pit)) for pit in bonus_moves)
+        for seed in range(5):
+            move = int(greedy_choice(state, legal, random.Random(seed)))
+            self.assertIn(move, bonus_moves)
+            self.assertEqual(_diff(_after(state, move)), best)
+
+    def test_beats_random_play(self):
+        wins = 0
+        for game in range(20):
+            rngs = [random.Random(game), random.Random(game + 1000)]
+            greedy_seat = game % 2
+            state = parse_state(START)
+            while not state.over:
+                legal = [str(m) for m in state.legal_moves()]
+                if state.turn == greedy_seat:
+                    move = greedy_choice(state, legal, rngs[0])
+                else:
+                    move = rngs[1].choice(legal)
+                state.play(int(move))
+            wins += state.stores[greedy_seat] > state.stores[1 - greedy_seat]
+        self.assertGreaterEqual(wins, 17)
 
     def test_deterministic_given_the_rng(self):
         state = parse_state(START)
