@@ -1037,17 +1037,21 @@ impl Game for Latrunculi {
         let width = r.int("width", 8, side.clone())?;
         let height = r.int("height", 8, side)?;
         let max_pieces = (width * height - 1) / 2;
-        let pieces = r.int("pieces", 16, 2..=max_pieces).map_err(|e| match e {
-            ParamError::Invalid { value, .. } => r.invalid(
-                "pieces",
-                &value,
-                format!(
-                    "an integer from 2 to {max_pieces}: 2 * pieces must leave an empty square on a \
-                     {width} x {height} board (the default is 16)"
-                ),
-            ),
+        // The default must fit the board too, so the range is checked here
+        // rather than by `ParamReader::int` (which trusts its default).
+        let expected = || {
+            format!(
+                "an integer from 2 to {max_pieces}: 2 * pieces must leave an empty square on a \
+                 {width} x {height} board (the default is 16)"
+            )
+        };
+        let pieces = r.int("pieces", 16, 0..=u32::MAX).map_err(|e| match e {
+            ParamError::Invalid { value, .. } => r.invalid("pieces", &value, expected()),
             other => other,
         })?;
+        if !(2..=max_pieces).contains(&pieces) {
+            return Err(r.invalid("pieces", &pieces.to_string(), expected()));
+        }
         let quiet_plies = r.int("quiet_plies", 100, 1..=u32::MAX)?;
         Ok(Latrunculi {
             width,
@@ -1220,5 +1224,749 @@ impl Game for Latrunculi {
 
     fn outcome(&self, st: &State) -> Option<Outcome> {
         self.end_check(st)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::new_game;
+
+    fn game() -> Latrunculi {
+        Latrunculi::default()
+    }
+
+    fn game_with(params: &[(&str, &str)]) -> Latrunculi {
+        let params: Vec<(String, String)> = params
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Latrunculi::from_params(&params).expect("valid parameters")
+    }
+
+    fn state(g: &Latrunculi, text: &str) -> State {
+        let st = g.parse_state(text).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(st.to_string(), text, "notation round-trips");
+        st
+    }
+
+    fn legal(g: &Latrunculi, st: &State) -> Vec<String> {
+        let mut out = Vec::new();
+        g.legal_moves(st, &mut out);
+        out.iter().map(ToString::to_string).collect()
+    }
+
+    fn play(g: &Latrunculi, st: &mut State, mv: &str) -> Effects {
+        let m = g.parse_move(mv).unwrap_or_else(|e| panic!("{e}"));
+        g.play(st, &m).unwrap_or_else(|e| panic!("{e} in {st}"))
+    }
+
+    fn is_legal(g: &Latrunculi, st: &State, mv: &str) -> bool {
+        legal(g, st).iter().any(|m| m == mv)
+    }
+
+    fn sqs(list: &Squares) -> Vec<String> {
+        list.as_slice().iter().map(ToString::to_string).collect()
+    }
+
+    // ------------------------------------------------ the worked examples
+
+    #[test]
+    fn example1_placement_never_traps() {
+        let g = game();
+        let mut st = state(
+            &g,
+            "board=8/8/8/3X4/8/3X4/8/O7 turn=1 phase=place hand=14,15 quiet=0 ply=3",
+        );
+        assert!(is_legal(&g, &st, "d4"));
+        let eff = play(&g, &mut st, "d4");
+        assert!(eff.trapped.is_empty() && eff.freed.is_empty() && eff.end.is_none());
+        assert_eq!(
+            st.to_string(),
+            "board=8/8/8/3X4/3O4/3X4/8/O7 turn=0 phase=place hand=14,14 quiet=0 ply=4"
+        );
+    }
+
+    #[test]
+    fn example2_step_that_traps() {
+        let g = game();
+        let mut st = state(
+            &g,
+            "board=XX4OO/3X4/3O4/2X5/8/8/8/8 turn=0 phase=move hand=0,0 quiet=7 ply=40",
+        );
+        let eff = play(&g, &mut st, "c5-d5");
+        assert_eq!(sqs(&eff.trapped), ["d6"]);
+        assert_eq!(
+            st.to_string(),
+            "board=XX4OO/3X4/3o4/3X4/8/8/8/8 turn=1 phase=move hand=0,0 quiet=8 ply=41"
+        );
+    }
+
+    #[test]
+    fn example3_removal_as_a_turn() {
+        let g = game();
+        let mut st = state(
+            &g,
+            "board=XX4OO/3X4/3o4/3X4/8/8/8/8 turn=0 phase=move hand=0,0 quiet=8 ply=42",
+        );
+        assert_eq!(
+            legal(&g, &st).join(" "),
+            "a8-a7 b8-b7 b8-c8 d5-c5 d5-d4 d5-e5 d7-c7 d7-d8 d7-e7 xd6"
+        );
+        let eff = play(&g, &mut st, "xd6");
+        assert_eq!(eff.removed, Some("d6".parse().unwrap()));
+        assert_eq!(
+            st.to_string(),
+            "board=XX4OO/3X4/8/3X4/8/8/8/8 turn=1 phase=move hand=0,0 quiet=0 ply=43"
+        );
+        // A removal restarts the repetition history.
+        assert_eq!(st.history_len(), 1);
+    }
+
+    #[test]
+    fn example4_jump_chain_that_turns() {
+        let g = game();
+        let mut st = state(
+            &g,
+            "board=XX4OO/8/8/8/8/1O6/O7/X7 turn=0 phase=move hand=0,0 quiet=7 ply=40",
+        );
+        assert_eq!(
+            legal(&g, &st).join(" "),
+            "a1-a3 a1-a3-c3 a1-b1 a8-a7 b8-b7 b8-c8"
+        );
+        let eff = play(&g, &mut st, "a1-a3-c3");
+        assert_eq!(eff.hops, 2);
+        assert_eq!(
+            st.to_string(),
+            "board=XX4OO/8/8/8/8/1OX5/O7/8 turn=1 phase=move hand=0,0 quiet=8 ply=41"
+        );
+    }
+
+    #[test]
+    fn example5_suicide_rule() {
+        let g = game();
+        let st = state(
+            &g,
+            "board=XX4OO/8/8/8/2O5/1X6/2O5/8 turn=0 phase=move hand=0,0 quiet=7 ply=40",
+        );
+        assert!(!is_legal(&g, &st, "b3-c3"));
+        assert!(g
+            .play(&mut st.clone(), &g.parse_move("b3-c3").unwrap())
+            .is_err());
+        let mut st = state(
+            &g,
+            "board=XX4OO/8/8/8/2O5/1X1OX3/2O5/8 turn=0 phase=move hand=0,0 quiet=7 ply=40",
+        );
+        let eff = play(&g, &mut st, "b3-c3");
+        assert_eq!(sqs(&eff.trapped), ["d3"]);
+        assert_eq!(
+            st.to_string(),
+            "board=XX4OO/8/8/8/2O5/2XoX3/2O5/8 turn=1 phase=move hand=0,0 quiet=8 ply=41"
+        );
+    }
+
+    #[test]
+    fn example6_freeing_in_one_step() {
+        let g = game();
+        let mut st = state(
+            &g,
+            "board=2O2O2/3OOxOX/1O1X2X1/1X2X1X1/XoX4O/OxO1X2O/OX5X/3X1X2 turn=1 phase=move hand=0,0 quiet=5 ply=50",
+        );
+        let eff = play(&g, &mut st, "a3-a5-c5");
+        assert_eq!(sqs(&eff.trapped), ["c4"]);
+        assert_eq!(sqs(&eff.freed), ["b3", "b4"]);
+        assert_eq!(
+            st.to_string(),
+            "board=2O2O2/3OOxOX/1O1X2X1/1XO1X1X1/XOx4O/1XO1X2O/OX5X/3X1X2 turn=0 phase=move hand=0,0 quiet=6 ply=51"
+        );
+    }
+
+    // ------------------------------------------------ traps
+
+    #[test]
+    fn double_trap_in_one_move_also_legal_suicide() {
+        let g = game();
+        // d5 lies between d6 and d4 (free O): legal only because it traps.
+        let mut st = state(
+            &g,
+            "board=8/3X4/3O4/2X5/3O4/3X4/8/7O turn=0 phase=move hand=0,0 quiet=0 ply=32",
+        );
+        let eff = play(&g, &mut st, "c5-d5");
+        assert_eq!(sqs(&eff.trapped), ["d4", "d6"]);
+        assert_eq!(
+            st.to_string(),
+            "board=8/3X4/3o4/3X4/3o4/3X4/8/7O turn=1 phase=move hand=0,0 quiet=1 ply=33"
+        );
+    }
+
+    #[test]
+    fn trap_frees_a_trapped_friend() {
+        let g = game();
+        // x d5 is held by c5 and e5; trapping e5 frees it.
+        let mut st = state(
+            &g,
+            "board=8/8/5X2/2OxO3/4X3/8/8/7O turn=0 phase=move hand=0,0 quiet=3 ply=40",
+        );
+        let eff = play(&g, &mut st, "f6-e6");
+        assert_eq!(sqs(&eff.trapped), ["e5"]);
+        assert_eq!(sqs(&eff.freed), ["d5"]);
+        assert_eq!(
+            st.to_string(),
+            "board=8/8/4X3/2OXo3/4X3/8/8/7O turn=1 phase=move hand=0,0 quiet=4 ply=41"
+        );
+    }
+
+    #[test]
+    fn flanker_moving_away_frees() {
+        let g = game();
+        let mut st = state(
+            &g,
+            "board=8/8/8/2OxO3/8/8/X7/7O turn=1 phase=move hand=0,0 quiet=3 ply=41",
+        );
+        let eff = play(&g, &mut st, "e5-e6");
+        assert!(eff.trapped.is_empty());
+        assert_eq!(sqs(&eff.freed), ["d5"]);
+        assert_eq!(
+            st.to_string(),
+            "board=8/8/4O3/2OX4/8/8/X7/7O turn=0 phase=move hand=0,0 quiet=4 ply=42"
+        );
+    }
+
+    #[test]
+    fn jump_chain_turns_and_never_revisits() {
+        let g = game();
+        // Four O around b2's ring: chains from a1 go round but may not land
+        // on a1 (the start square) or on a square already landed on.
+        let st = state(
+            &g,
+            "board=7X/8/8/8/8/1O6/O1O5/XO6 turn=0 phase=move hand=0,0 quiet=0 ply=32",
+        );
+        assert_eq!(
+            legal(&g, &st).join(" "),
+            "a1-a3 a1-a3-c3 a1-a3-c3-c1 a1-c1 a1-c1-c3 a1-c1-c3-a3 h8-g8 h8-h7"
+        );
+        let mut after = st.clone();
+        let eff = play(&g, &mut after, "a1-a3-c3-c1");
+        assert_eq!(eff.hops, 3);
+        assert!(eff.trapped.is_empty());
+        assert_eq!(
+            after.to_string(),
+            "board=7X/8/8/8/8/1O6/O1O5/1OX5 turn=1 phase=move hand=0,0 quiet=1 ply=33"
+        );
+        assert!(g.parse_move("a1-a3-c3-c1-a1").is_ok());
+        assert!(!is_legal(&g, &st, "a1-a3-c3-c1-a1"));
+    }
+
+    #[test]
+    fn intermediate_chain_squares_trap_nothing() {
+        let g = game();
+        // Ending on a3 traps b3 (against c3), which also makes a3 (between
+        // a2 and a4) a legal ending; passing through a3 to a5 traps nothing.
+        let st = state(
+            &g,
+            "board=8/8/8/8/O7/1OX5/O7/X7 turn=0 phase=move hand=0,0 quiet=0 ply=32",
+        );
+        let mut a = st.clone();
+        assert_eq!(sqs(&play(&g, &mut a, "a1-a3").trapped), ["b3"]);
+        let mut b = st.clone();
+        let eff = play(&g, &mut b, "a1-a3-a5");
+        assert!(eff.trapped.is_empty());
+        assert_eq!(
+            b.to_string(),
+            "board=8/8/8/X7/O7/1OX5/O7/8 turn=1 phase=move hand=0,0 quiet=1 ply=33"
+        );
+    }
+
+    #[test]
+    fn suicide_rule_binds_the_final_square_only() {
+        let g = game();
+        // c3 lies between c4 and c2: b3 may not step there.
+        let st = state(
+            &g,
+            "board=7X/8/8/8/2O5/1X6/2O5/8 turn=0 phase=move hand=0,0 quiet=0 ply=32",
+        );
+        assert_eq!(legal(&g, &st).join(" "), "b3-a3 b3-b2 b3-b4 h8-g8 h8-h7");
+        // b3-d3 would end between c3 and e3, and c3 is not trapped against the
+        // square b3 the piece just left; but the chain may pass through d3.
+        let st = state(
+            &g,
+            "board=7X/8/8/8/3O4/1XO1O3/8/8 turn=0 phase=move hand=0,0 quiet=0 ply=32",
+        );
+        assert_eq!(
+            legal(&g, &st).join(" "),
+            "b3-a3 b3-b2 b3-b4 b3-d3-d5 b3-d3-f3 h8-g8 h8-h7"
+        );
+    }
+
+    #[test]
+    fn no_edge_corner_or_diagonal_trap() {
+        let g = game();
+        let st = state(
+            &g,
+            "board=8/8/8/O1X4X/5O2/4X3/X7/O1X5 turn=0 phase=move hand=0,0 quiet=0 ply=32",
+        );
+        for mv in ["c5-b5", "c1-b1", "h5-g5"] {
+            let mut s = st.clone();
+            let eff = play(&g, &mut s, mv);
+            assert!(eff.trapped.is_empty(), "{mv} trapped {:?}", eff.trapped);
+        }
+    }
+
+    #[test]
+    fn placement_never_traps_or_frees() {
+        let g = game();
+        // X completes a sandwich around O on b1 during placement: nothing.
+        let mut st = state(
+            &g,
+            "board=8/8/8/8/8/8/8/XO6 turn=0 phase=place hand=15,15 quiet=0 ply=2",
+        );
+        let eff = play(&g, &mut st, "c1");
+        assert!(eff.trapped.is_empty());
+        assert_eq!(
+            st.to_string(),
+            "board=8/8/8/8/8/8/8/XOX5 turn=1 phase=place hand=14,15 quiet=0 ply=3"
+        );
+        // Placement on any empty square, in file-major order.
+        let all = legal(&g, &st);
+        assert_eq!(all.len(), 61);
+        assert_eq!(&all[..3], ["a2", "a3", "a4"]);
+        assert!(!all.contains(&"b1".to_string()));
+    }
+
+    #[test]
+    fn standing_in_a_sandwich_is_not_trapped() {
+        let g = game();
+        // O d5 got between c5 and e5 during placement; another move traps nothing.
+        let mut st = state(
+            &g,
+            "board=8/8/8/2XOX3/8/8/8/6OX turn=0 phase=move hand=0,0 quiet=0 ply=32",
+        );
+        let eff = play(&g, &mut st, "h1-h2");
+        assert!(eff.trapped.is_empty());
+        assert_eq!(st.piece("d5".parse().unwrap()), Some((1, false)));
+    }
+
+    #[test]
+    fn trapped_piece_immobile_but_can_be_jumped() {
+        let g = game();
+        let st = state(
+            &g,
+            "board=8/8/8/2OxO3/8/8/8/X6O turn=0 phase=move hand=0,0 quiet=0 ply=32",
+        );
+        assert_eq!(legal(&g, &st).join(" "), "a1-a2 a1-b1");
+        let mut st = state(
+            &g,
+            "board=8/8/3O4/2OxO3/8/8/8/X6O turn=1 phase=move hand=0,0 quiet=0 ply=33",
+        );
+        assert!(is_legal(&g, &st, "d6-d4"));
+        let eff = play(&g, &mut st, "d6-d4");
+        assert!(eff.freed.is_empty());
+        assert_eq!(st.piece("d5".parse().unwrap()), Some((0, true)));
+    }
+
+    #[test]
+    fn trapped_piece_does_not_help_trap_and_trapped_enemy_is_not_retrapped() {
+        let g = game();
+        // d4 O between the moving X (d3) and the trapped x d5: not trapped.
+        let mut st = state(
+            &g,
+            "board=8/8/8/2OxO3/3O4/4X3/8/X6O turn=0 phase=move hand=0,0 quiet=0 ply=32",
+        );
+        let eff = play(&g, &mut st, "e3-d3");
+        assert!(eff.trapped.is_empty());
+        // o d5 already trapped by c5/e5; X arriving on d6 with X on d4 traps nothing new.
+        let mut st = state(
+            &g,
+            "board=8/8/4X3/2XoX3/3X4/8/8/X6O turn=0 phase=move hand=0,0 quiet=0 ply=32",
+        );
+        let eff = play(&g, &mut st, "e6-d6");
+        assert!(eff.trapped.is_empty());
+        assert_eq!(st.piece("d5".parse().unwrap()), Some((1, true)));
+    }
+
+    #[test]
+    fn removal_only_of_trapped_enemy_pieces() {
+        let g = game();
+        // X may remove o e5 (trapped by X) but not its own x b5.
+        let mut st = state(
+            &g,
+            "board=8/8/8/OxO1XoX1/8/8/8/7X turn=0 phase=move hand=0,0 quiet=4 ply=40",
+        );
+        let moves = legal(&g, &st);
+        assert!(moves.contains(&"xf5".to_string()));
+        assert!(!moves.iter().any(|m| m == "xb5"));
+        assert!(g
+            .play(&mut st.clone(), &g.parse_move("xb5").unwrap())
+            .is_err());
+        // Removing a trapped piece frees nothing: trapped pieces flank nothing.
+        let eff = play(&g, &mut st, "xf5");
+        assert!(eff.freed.is_empty());
+        assert_eq!(st.quiet(), 0);
+        assert_eq!(st.piece("b5".parse().unwrap()), Some((0, true)));
+        assert_eq!(st.on_board(), [4, 2]);
+    }
+
+    // ------------------------------------------------ end of the game
+
+    #[test]
+    fn one_piece_left_loses_at_once() {
+        let g = game();
+        let mut st = state(
+            &g,
+            "board=8/8/8/2XoX3/8/8/8/7O turn=0 phase=move hand=0,0 quiet=3 ply=40",
+        );
+        let eff = play(&g, &mut st, "xd5");
+        let expected = Outcome {
+            scores: [2, 1],
+            winner: Some(0),
+            adjudicated: None,
+        };
+        assert_eq!(eff.end, Some(expected.clone()));
+        assert_eq!(g.outcome(&st), Some(expected));
+        assert!(legal(&g, &st).is_empty());
+        // A parsed state where the player to move has one piece is over too.
+        let st = state(
+            &g,
+            "board=8/8/8/2X5/8/8/8/6OO turn=0 phase=move hand=0,0 quiet=3 ply=40",
+        );
+        assert_eq!(g.outcome(&st).unwrap().winner, Some(1));
+        assert!(legal(&g, &st).is_empty());
+    }
+
+    #[test]
+    fn no_legal_action_loses() {
+        let g = game();
+        // After d1-c1, O's only free piece (a1) is blocked and its other piece
+        // is trapped; X has nothing trapped for O to remove.
+        let mut st = state(
+            &g,
+            "board=8/8/8/2XoX3/8/X7/X7/OX1X4 turn=0 phase=move hand=0,0 quiet=0 ply=40",
+        );
+        let eff = play(&g, &mut st, "d1-c1");
+        let expected = Outcome {
+            scores: [6, 2],
+            winner: Some(0),
+            adjudicated: None,
+        };
+        assert_eq!(eff.end, Some(expected.clone()));
+        assert_eq!(g.outcome(&st), Some(expected));
+        assert!(legal(&g, &st).is_empty());
+    }
+
+    #[test]
+    fn no_legal_action_when_phase_two_begins() {
+        let g = game_with(&[("width", "5"), ("height", "5"), ("pieces", "12")]);
+        let mut st = state(
+            &g,
+            "board=OOOO1/OOXXO/OXXXX/OXXXX/1OOXX turn=1 phase=place hand=0,1 quiet=0 ply=23",
+        );
+        let eff = play(&g, &mut st, "e5");
+        assert_eq!(
+            st.to_string(),
+            "board=OOOOO/OOXXO/OXXXX/OXXXX/1OOXX turn=0 phase=move hand=0,0 quiet=0 ply=24"
+        );
+        assert_eq!(
+            eff.end,
+            Some(Outcome {
+                scores: [12, 12],
+                winner: Some(1),
+                adjudicated: None,
+            })
+        );
+        assert!(legal(&g, &st).is_empty());
+    }
+
+    #[test]
+    fn quiet_plies_adjudicates_by_material() {
+        let g = game();
+        let mut st = state(
+            &g,
+            "board=X7/8/8/8/8/8/8/XX4OO turn=0 phase=move hand=0,0 quiet=99 ply=200",
+        );
+        let eff = play(&g, &mut st, "a8-a7");
+        assert_eq!(
+            eff.end,
+            Some(Outcome {
+                scores: [3, 2],
+                winner: Some(0),
+                adjudicated: Some("quiet_plies"),
+            })
+        );
+        assert!(legal(&g, &st).is_empty());
+        // Equal material draws.
+        let g = game_with(&[("quiet_plies", "1")]);
+        let mut st = state(
+            &g,
+            "board=X7/8/8/8/8/8/8/X5OO turn=0 phase=move hand=0,0 quiet=0 ply=40",
+        );
+        let eff = play(&g, &mut st, "a8-b8");
+        assert_eq!(eff.end.unwrap().winner, None);
+    }
+
+    #[test]
+    fn no_legal_action_is_checked_before_quiet_plies() {
+        let g = game_with(&[("quiet_plies", "1")]);
+        let mut st = state(
+            &g,
+            "board=8/8/8/2XoX3/8/X7/X7/OX1X4 turn=0 phase=move hand=0,0 quiet=0 ply=40",
+        );
+        let eff = play(&g, &mut st, "d1-c1");
+        assert_eq!(eff.end.unwrap().adjudicated, None);
+    }
+
+    #[test]
+    fn third_repetition_adjudicates_by_material() {
+        let g = game();
+        let start = "board=X7/8/8/8/8/8/8/XX4OO turn=0 phase=move hand=0,0 quiet=0 ply=40";
+        let mut st = state(&g, start);
+        let cycle = ["a8-a7", "h1-h2", "a7-a8", "h2-h1"];
+        for (k, mv) in cycle.iter().chain(&cycle).enumerate() {
+            let eff = play(&g, &mut st, mv);
+            if k < 7 {
+                assert_eq!(eff.end, None, "after {mv} (#{k})");
+            } else {
+                assert_eq!(
+                    eff.end,
+                    Some(Outcome {
+                        scores: [3, 2],
+                        winner: Some(0),
+                        adjudicated: Some("repetition"),
+                    })
+                );
+            }
+        }
+        assert_eq!(st.repetitions(), 3);
+        assert!(legal(&g, &st).is_empty());
+        // The history is not in the text: the same text parsed is not over,
+        // yet compares equal.
+        let again = state(&g, &st.to_string());
+        assert_eq!(again, st);
+        assert_eq!(g.outcome(&again), None);
+        assert!(st.to_string().ends_with("quiet=8 ply=48"));
+    }
+
+    #[test]
+    fn repetition_counts_the_phase_two_start_position() {
+        let g = game_with(&[("width", "5"), ("height", "5"), ("pieces", "2")]);
+        let mut st = state(
+            &g,
+            "board=5/5/5/5/XXO2 turn=1 phase=place hand=0,1 quiet=0 ply=3",
+        );
+        play(&g, &mut st, "e5");
+        assert_eq!(st.repetitions(), 1);
+        let cycle = ["a1-a2", "e5-e4", "a2-a1", "e4-e5"];
+        for mv in cycle.iter().chain(&cycle[..3]) {
+            assert_eq!(play(&g, &mut st, mv).end, None);
+        }
+        let eff = play(&g, &mut st, "e4-e5");
+        assert_eq!(eff.end.unwrap().adjudicated, Some("repetition"));
+    }
+
+    // ------------------------------------------------ boards, notation, parameters
+
+    #[test]
+    fn non_square_boards() {
+        let g = game_with(&[("width", "5"), ("height", "7")]);
+        let st = g.initial_state();
+        assert_eq!(
+            st.to_string(),
+            "board=5/5/5/5/5/5/5 turn=0 phase=place hand=16,16 quiet=0 ply=0"
+        );
+        assert_eq!(legal(&g, &st).len(), 35);
+        assert!(g.parse_move("e7").is_ok() && g.parse_move("f1").is_err());
+        assert!(g.parse_move("a8").is_err());
+
+        let g = game_with(&[("width", "16"), ("height", "5"), ("pieces", "6")]);
+        assert!(g.parse_move("p5").is_ok() && g.parse_move("p6").is_err());
+        // A trap on the far file: o p3 between X p4 (moved) and X p2.
+        let mut st = state(
+            &g,
+            "board=O15/14X1/15O/15X/X15 turn=0 phase=move hand=0,0 quiet=0 ply=12",
+        );
+        let eff = play(&g, &mut st, "o4-p4");
+        assert_eq!(sqs(&eff.trapped), ["p3"]);
+        assert_eq!(
+            st.to_string(),
+            "board=O15/15X/15o/15X/X15 turn=1 phase=move hand=0,0 quiet=1 ply=13"
+        );
+        assert_eq!(eff.end, None);
+        // Random games finish on both shapes.
+        for g in [
+            game_with(&[("width", "5"), ("height", "7")]),
+            game_with(&[("width", "16"), ("height", "5"), ("pieces", "30")]),
+        ] {
+            let t = crate::playout::playouts(&g, 5, 7);
+            assert_eq!(t.games, 5);
+        }
+    }
+
+    #[test]
+    fn state_notation_round_trips_and_eq_ignores_history() {
+        let g = game();
+        let mut st = g.initial_state();
+        assert_eq!(
+            st.to_string(),
+            "board=8/8/8/8/8/8/8/8 turn=0 phase=place hand=16,16 quiet=0 ply=0"
+        );
+        let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(3);
+        let mut buf = Vec::new();
+        let mut n = 0;
+        loop {
+            g.legal_moves(&st, &mut buf);
+            if buf.is_empty() {
+                break;
+            }
+            let mv = buf[rand::RngExt::random_range(&mut rng, 0..buf.len())];
+            assert_eq!(g.parse_move(&mv.to_string()).unwrap(), mv);
+            g.apply(&mut st, &mv);
+            let back = g.parse_state(&st.to_string()).unwrap();
+            assert_eq!(back, st);
+            assert_eq!(back.to_string(), st.to_string());
+            n += 1;
+        }
+        assert!(n > 32);
+        // Runs longer than 9 on a wide board.
+        let g = game_with(&[("width", "16"), ("height", "5")]);
+        let st = g.initial_state();
+        assert_eq!(
+            st.to_string(),
+            "board=16/16/16/16/16 turn=0 phase=place hand=16,16 quiet=0 ply=0"
+        );
+    }
+
+    #[test]
+    fn parameters_defaults_order_and_errors() {
+        let g = Latrunculi::from_params(&[]).unwrap();
+        assert_eq!(g, Latrunculi::default());
+        let names: Vec<_> = g
+            .params()
+            .into_iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        assert_eq!(
+            names,
+            ["width=8", "height=8", "pieces=16", "quiet_plies=100"]
+        );
+        let err = |p: &[(&str, &str)]| {
+            let p: Vec<(String, String)> = p
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            Latrunculi::from_params(&p).unwrap_err()
+        };
+        for bad in [
+            vec![("width", "4")],
+            vec![("width", "17")],
+            vec![("height", "0")],
+            vec![("height", "-3")],
+            vec![("pieces", "1")],
+            vec![("pieces", "32")], // 64 squares, no empty one left
+            vec![("width", "5"), ("height", "5")], // default 16 does not fit
+            vec![("quiet_plies", "0")],
+            vec![("quiet_plies", "many")],
+        ] {
+            assert!(matches!(err(&bad), ParamError::Invalid { .. }), "{bad:?}");
+        }
+        assert!(matches!(err(&[("dux", "1")]), ParamError::Unknown { .. }));
+        assert!(matches!(
+            err(&[("width", "8"), ("width", "9")]),
+            ParamError::Duplicate { .. }
+        ));
+        let g = game_with(&[("pieces", "31"), ("width", "8")]);
+        assert_eq!(g.pieces, 31);
+        let g = game_with(&[("width", "5"), ("height", "5"), ("pieces", "12")]);
+        assert_eq!(g.params()[2].1, "12");
+        // Registered by name.
+        let any = new_game("latrunculi", &[]).unwrap();
+        let mut st = any.initial_state();
+        st.play("d4").unwrap();
+        assert!(st.play("d4").is_err());
+        assert!(st.play("z9").is_err());
+        assert!(st.to_string().starts_with("board=8/8/8/8/3X4/"));
+    }
+
+    #[test]
+    fn state_parse_errors() {
+        let g = game();
+        let good = "board=XX4OO/3X4/3o4/3X4/8/8/8/8 turn=0 phase=move hand=0,0 quiet=8 ply=42";
+        assert!(g.parse_state(good).is_ok());
+        for bad in [
+            "",
+            "board=",
+            "board=8/8/8/8/8/8/8/8",
+            "board=XX4OO/3X4/3o4/3X4/8/8/8/8  turn=0 phase=move hand=0,0 quiet=8 ply=42",
+            "board=XX4OO/3X4/3o4/3X4/8/8/8/8 turn=0 phase=move hand=0,0 quiet=8 ply=42 ",
+            "board=XX4OO/3X4/3o4/3X4/8/8/8/8 turn=0 phase=move hand=0,0 ply=42 quiet=8",
+            "board=XX4OO/3X4/3o4/3X4/8/8/8 turn=0 phase=move hand=0,0 quiet=8 ply=42", // 7 ranks
+            "board=XX4OO/3X5/3o4/3X4/8/8/8/8 turn=0 phase=move hand=0,0 quiet=8 ply=42", // 9 wide
+            "board=XX4OO/3X3/3o4/3X4/8/8/8/8 turn=0 phase=move hand=0,0 quiet=8 ply=42", // 7 wide
+            "board=XX4OO/3X4/3o4/3X4/8/8/8/08 turn=0 phase=move hand=0,0 quiet=8 ply=42",
+            "board=XX4OO/3X4/3o4/3X4/8/8/8/0X7 turn=0 phase=move hand=0,0 quiet=8 ply=42",
+            "board=XX4OO/3X4/3o4/3X4/8/8/8/8Z turn=0 phase=move hand=0,0 quiet=8 ply=42",
+            "board=XX4OO/3X4/3o4/3X4/8/8/8/8 turn=2 phase=move hand=0,0 quiet=8 ply=42",
+            "board=XX4OO/3X4/3o4/3X4/8/8/8/8 turn=0 phase=play hand=0,0 quiet=8 ply=42",
+            "board=XX4OO/3X4/3o4/3X4/8/8/8/8 turn=0 phase=move hand=0,1 quiet=8 ply=42",
+            "board=XX4OO/3X4/3o4/3X4/8/8/8/8 turn=0 phase=move hand=0 quiet=8 ply=42",
+            "board=XX4OO/3X4/3o4/3X4/8/8/8/8 turn=0 phase=move hand=0,0 quiet=-1 ply=42",
+            "board=XX4OO/3X4/3o4/3X4/8/8/8/8 turn=0 phase=move hand=0,0 quiet=08 ply=42",
+            "board=XX4OO/3X4/3o4/3X4/8/8/8/8 turn=0 phase=move hand=0,0 quiet=8 ply=99999999999999999999999",
+            // unflanked trapped piece (d7 moved away)
+            "board=XX4OO/8/3o4/3X4/8/8/8/8 turn=0 phase=move hand=0,0 quiet=8 ply=42",
+            // trapped piece flanked by a trapped piece
+            "board=XX4OO/3x4/3o4/3X4/8/8/8/8 turn=0 phase=move hand=0,0 quiet=8 ply=42",
+            // ply too small for 32 placements and 8 quiet actions
+            "board=XX4OO/3X4/3o4/3X4/8/8/8/8 turn=0 phase=move hand=0,0 quiet=8 ply=39",
+            // placement: hands inconsistent with turn, counts, trapped, quiet, ply
+            "board=8/8/8/3X4/8/3X4/8/O7 turn=0 phase=place hand=14,15 quiet=0 ply=3",
+            "board=8/8/8/3X4/8/3X4/8/O7 turn=1 phase=place hand=13,14 quiet=0 ply=5",
+            "board=8/8/8/3X4/8/3x4/8/O7 turn=1 phase=place hand=14,15 quiet=0 ply=3",
+            "board=8/8/8/3X4/8/3X4/8/O7 turn=1 phase=place hand=14,15 quiet=1 ply=3",
+            "board=8/8/8/3X4/8/3X4/8/O7 turn=1 phase=place hand=14,15 quiet=0 ply=4",
+            "board=8/8/8/8/8/8/8/8 turn=0 phase=place hand=0,0 quiet=0 ply=32",
+            // both players down to one piece
+            "board=X7/8/8/8/8/8/8/7O turn=0 phase=move hand=0,0 quiet=0 ply=40",
+            // too many pieces for pieces=16
+            "board=XXXXXXXX/XXXXXXXX/XXXXXXXX/8/8/8/8/OO6 turn=0 phase=move hand=0,0 quiet=0 ply=40",
+            // board too small for any game
+            "board=4/4/4/4/4 turn=0 phase=place hand=1,1 quiet=0 ply=0",
+        ] {
+            assert!(g.parse_state(bad).is_err(), "accepted `{bad}`");
+        }
+        // The wrong board size for these parameters.
+        let g57 = game_with(&[("width", "5"), ("height", "7")]);
+        assert!(g57.parse_state(good).is_err());
+        let e = g57.parse_state(good).unwrap_err();
+        assert_eq!(e.what, "latrunculi state");
+    }
+
+    #[test]
+    fn move_parse_errors() {
+        let g = game();
+        for ok in ["a1", "h8", "a1-a2", "a1-a3", "a1-a3-c3", "xe5"] {
+            let m = g.parse_move(ok).unwrap();
+            assert_eq!(m.to_string(), ok);
+        }
+        for bad in [
+            "", "x", "-", "a1-", "i1", "a9", "a0", "a01", "a17", "A1", "a1-a4", "a1-b2",
+            "a1-a2-a3", "a1-a1", "xa1-a2", "a1 ", " a1", "é1", "a1-a3-", "p16",
+        ] {
+            assert!(g.parse_move(bad).is_err(), "accepted `{bad}`");
+        }
+        assert!("p16".parse::<Move>().is_ok());
+        assert!("q1".parse::<Move>().is_err());
+    }
+
+    #[test]
+    fn effects_serialize_with_square_names() {
+        let g = game();
+        let mut st = state(
+            &g,
+            "board=XX4OO/3X4/3O4/2X5/8/8/8/8 turn=0 phase=move hand=0,0 quiet=7 ply=40",
+        );
+        let eff = play(&g, &mut st, "c5-d5");
+        assert_eq!(
+            serde_json::to_string(&eff).unwrap(),
+            r#"{"trapped":["d6"],"freed":[],"removed":null,"hops":0,"end":null}"#
+        );
     }
 }
