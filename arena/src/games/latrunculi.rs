@@ -53,6 +53,9 @@ const OFF: u8 = 8;
 /// The cell value of a free piece of each player; `| TRAPPED` for a trapped one.
 const FREE: [u8; 2] = [1, 2];
 
+/// Adding these to a [`Square`] (wrapping) steps W, S, N, E.
+const SQ_STEP: [u8; 4] = [255, 240, 16, 1];
+
 const STATE: &str = "latrunculi state";
 const MOVE: &str = "latrunculi move";
 
@@ -78,7 +81,7 @@ static ZOBRIST: [[u64; CELLS]; 4] = {
     }
     t
 };
-const SIDE_KEY: u64 = splitmix(0x5EED_0F_1A7_2C0D);
+const SIDE_KEY: u64 = splitmix(0x0005_EED0_F1A7_2C0D);
 
 /// Key of a non-empty cell value (1, 2, 5 or 6) at mailbox index `i`.
 #[inline]
@@ -537,7 +540,7 @@ impl State {
                     let cell = self.cells[n];
                     if cell == EMPTY {
                         if g.landing_ok(n) {
-                            let to = g.from_sq.shifted(k, 1).expect("on board");
+                            let to = Square(g.from_sq.0.wrapping_add(SQ_STEP[k as usize]));
                             if sink.push(Move::Step(g.from_sq, to)) {
                                 return true;
                             }
@@ -661,7 +664,7 @@ impl Gen<'_> {
     }
 
     /// May the moving piece end on the empty square `t`? (The suicide rule.)
-    #[inline]
+    #[inline(always)]
     fn landing_ok(&self, t: usize) -> bool {
         let c = self.cells;
         let f = self.foe;
