@@ -527,10 +527,13 @@ impl State {
             from_sq: Square(0),
             visited: [0; 5],
         };
+        let trapped_foe = g.foe | TRAPPED;
+        let mut any_trapped_foe = false;
         for c in 0..w {
             for r in 0..h {
                 let i = (r + 1) * s + c;
                 if self.cells[i] != g.me {
+                    any_trapped_foe |= self.cells[i] == trapped_foe;
                     continue;
                 }
                 g.from = i;
@@ -554,7 +557,9 @@ impl State {
                 }
             }
         }
-        let trapped_foe = g.foe | TRAPPED;
+        if !any_trapped_foe {
+            return false;
+        }
         for c in 0..w {
             for r in 0..h {
                 if self.cells[(r + 1) * s + c] == trapped_foe
