@@ -37,8 +37,8 @@
 //! landing squares, so the legal list can grow exponentially on large boards
 //! with many pieces: a lattice of enemy pieces around 6 x 6 empty landing
 //! squares (60 enemies, 16 x 16 board) already gives 3.7 million moves, and
-//! 7 x 7 (84 enemies) about a billion. The default 8 x 8 board with 16 pieces
-//! cannot hold more than a 3 x 3 lattice (36 moves).
+//! 7 x 7 (84 enemies) an estimated billion or more. The default 8 x 8 board
+//! with 16 pieces cannot hold more than a 3 x 3 lattice (a few dozen moves).
 
 use std::fmt::{self, Display, Write as _};
 use std::str::FromStr;
