@@ -6,4 +6,5 @@
 
 pub mod games;
 pub mod playout;
+pub mod rating;
 pub mod record;
