@@ -8,3 +8,4 @@ pub mod games;
 pub mod playout;
 pub mod rating;
 pub mod record;
+pub mod report;
