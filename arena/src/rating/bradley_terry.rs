@@ -399,4 +399,78 @@ mod tests {
         close(b1.superiority(0, 1) + b1.superiority(1, 0), 1.0, 1e-12);
         assert!(bootstrap(&p, 1.0, 0, 7).is_none());
     }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// Random games among up to 5 bots: (seat0, seat1, result).
+        fn games() -> impl Strategy<Value = Vec<(usize, usize, u8)>> {
+            prop::collection::vec((0usize..5, 0usize..5, 0u8..3), 1..60)
+        }
+
+        fn to_pool(games: &[(usize, usize, u8)], rename: impl Fn(usize) -> String) -> Pool {
+            let played: Vec<Played> = games
+                .iter()
+                .enumerate()
+                .map(|(i, &(a, b, r))| Played {
+                    index: i as u64,
+                    round: 0,
+                    pair: i as u64,
+                    bots: [rename(a), rename(b)],
+                    result: [Seat0Wins, Draw, Seat1Wins][r as usize],
+                })
+                .collect();
+            Pool::new(&played)
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(64))]
+
+            /// Whatever the games (perfect scores, disconnected pools), the
+            /// fit is finite, averages 0 and is a stationary point of the
+            /// log-posterior along every mean-zero direction.
+            #[test]
+            fn the_fit_is_finite_centred_and_stationary(g in games()) {
+                let p = to_pool(&g, |i| format!("bot{i}"));
+                let f = fit(&p, 1.0);
+                let n = p.len();
+                prop_assert!(f.elo.iter().all(|e| e.is_finite()));
+                prop_assert!(f.elo.iter().sum::<f64>().abs() < 1e-6);
+                let theta: Vec<f64> = f.elo.iter().map(|e| e / ELO_PER_NAT).collect();
+                let mut c = Counts::new(n);
+                for x in &p.games {
+                    c.add(x.seats[0], x.seats[1], x.score0());
+                }
+                let mut grad = vec![0.0; n];
+                let mut hess = vec![0.0; n * n];
+                log_posterior(&c, 1.0, &theta, Some((&mut grad, &mut hess)));
+                let mean = grad.iter().sum::<f64>() / n as f64;
+                for gi in &grad {
+                    prop_assert!((gi - mean).abs() < 1e-7, "{grad:?}");
+                }
+            }
+
+            /// Swapping every result mirrors every rating; renaming the bots
+            /// does not change anyone's rating.
+            #[test]
+            fn the_fit_respects_the_symmetries(g in games()) {
+                let p = to_pool(&g, |i| format!("bot{i}"));
+                let f = fit(&p, 1.0);
+                let swapped: Vec<_> = g.iter().map(|&(a, b, r)| (b, a, r)).collect();
+                let fs = fit(&to_pool(&swapped, |i| format!("bot{i}")), 1.0);
+                for (x, y) in f.elo.iter().zip(&fs.elo) {
+                    prop_assert!((x + y).abs() < 1e-6);
+                }
+                // Reverse the name order: bot i becomes "z{4-i}".
+                let pr = to_pool(&g, |i| format!("z{}", 4 - i));
+                let fr = fit(&pr, 1.0);
+                for (k, name) in p.names.iter().enumerate() {
+                    let i: usize = name[3..].parse().unwrap();
+                    let kr = pr.names.iter().position(|m| *m == format!("z{}", 4 - i)).unwrap();
+                    prop_assert!((f.elo[k] - fr.elo[kr]).abs() < 1e-6);
+                }
+            }
+        }
+    }
 }

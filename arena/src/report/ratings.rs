@@ -502,4 +502,84 @@ mod tests {
         assert!(err.contains("games.jsonl: line 2: missing field"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
+
+    fn record(index: u64, a: &str, b: &str, result: crate::record::GameResult) -> GameRecord {
+        use crate::record::{Reason, SeatRecord};
+        let seat = |name: &str| SeatRecord {
+            name: name.into(),
+            command: vec!["./bot".into()],
+            log: None,
+        };
+        GameRecord {
+            index,
+            round: index,
+            pair: index / 2,
+            game: "dakon".into(),
+            params: Default::default(),
+            seed: index,
+            seats: [seat(a), seat(b)],
+            opening_plies: 0,
+            initial_state: String::new(),
+            moves: Vec::new(),
+            final_state: String::new(),
+            scores: [0, 0],
+            result,
+            reason: Reason::Normal,
+            detail: None,
+            offender: None,
+            duration_ms: 1,
+        }
+    }
+
+    #[test]
+    fn records_rows_and_jsonl_give_the_same_files() {
+        let records = vec![
+            record(0, "x", "y", Seat0Wins),
+            record(1, "y", "x", Draw),
+            record(2, "x", "y", Seat1Wins),
+            record(3, "y", "x", Seat1Wins),
+        ];
+        let opts = RatingOptions {
+            bootstrap: 20,
+            ..RatingOptions::default()
+        };
+        let base = std::env::temp_dir().join(format!("arena-ratings-same-{}", std::process::id()));
+        let (a, b) = (base.join("records"), base.join("rows"));
+        let from_records = write_ratings_for_records(&a, &records, &opts).unwrap();
+        let rows: Vec<CsvRow> = records.iter().map(CsvRow::from).collect();
+        let from_rows = write_ratings_for_rows(&b, &rows, &opts).unwrap();
+        assert_eq!(from_records, from_rows);
+        for f in [RATINGS_FILE, CROSSTABLE_FILE, LOS_FILE] {
+            assert_eq!(
+                std::fs::read(a.join(f)).unwrap(),
+                std::fs::read(b.join(f)).unwrap()
+            );
+        }
+        // x: two wins, one draw, one loss.
+        let x = &from_records.bots[0];
+        assert_eq!(
+            (
+                x.name.as_str(),
+                x.record.wins,
+                x.record.draws,
+                x.record.losses
+            ),
+            ("x", 2, 1, 1)
+        );
+
+        // games.jsonl and games.csv of the same games load the same.
+        let jsonl: String = records
+            .iter()
+            .map(|r| serde_json::to_string(r).unwrap() + "\n")
+            .collect();
+        std::fs::write(a.join("games.jsonl"), jsonl).unwrap();
+        let mut w = csv::Writer::from_path(b.join("games.csv")).unwrap();
+        rows.iter().for_each(|r| w.serialize(r).unwrap());
+        w.flush().unwrap();
+        let from_jsonl = load_games(&a).unwrap();
+        assert_eq!(from_jsonl, load_games(&b).unwrap());
+        assert_eq!(from_jsonl.len(), 4);
+        assert_eq!(rating::compute(&from_jsonl, &opts), from_records);
+        std::fs::remove_dir_all(&base).unwrap();
+    }
 }
