@@ -420,7 +420,7 @@ mod tests {
         );
     }
 
-    // Reference numbers: an independent Python script written from the
+    // Reference numbers: docs/sprt_reference.py, a Python script written from the
     // definitions in fishtest's server/fishtest/stats/LLRcalc.py and
     // stat_util.py (zero counts -> 1e-3, MLE with a given mean through the
     // secular equation solved by bisection, Elo interval from the score's
