@@ -7,5 +7,6 @@
 pub mod games;
 pub mod play;
 pub mod playout;
+pub mod rating;
 pub mod record;
 pub mod report;

@@ -1,12 +1,14 @@
-//! Reports people can look at: a self-contained HTML page with standings,
-//! charts and a replay viewer ([`html`]), and boards drawn as text for the
-//! terminal ([`text`]).
+//! Report writers: files from game records and ratings. The ratings CSVs
+//! ([`ratings`]); reports people can look at: a self-contained HTML page
+//! with standings, charts and a replay viewer ([`html`]), and boards drawn
+//! as text for the terminal ([`text`]).
 //!
-//! This module only reads game records and, when present, the ratings CSV
-//! that the rating step writes beside them. It knows the games' state
-//! notations well enough to draw them, but no rules and no processes.
+//! The HTML and text reports only read game records and, when present, the
+//! ratings CSV beside them. They know the games' state notations well
+//! enough to draw them, but no rules and no processes.
 
 pub mod html;
+pub mod ratings;
 pub mod summary;
 pub mod text;
 
