@@ -160,6 +160,22 @@ fn render(dir: &Path, records: &[GameRecord]) -> PathBuf {
     path
 }
 
+/// Writes the records and runs `arena ratings` on them, as a tournament would.
+fn rate(dir: &Path, records: &[GameRecord]) {
+    common::write_jsonl(dir, records);
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .arg("ratings")
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "arena ratings failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(dir.join("ratings.csv").is_file());
+}
+
 fn check_in_browser(bin: &Path, dir: &Path, page: &Path, records: &[GameRecord]) {
     let run = run_chromium(
         bin,
@@ -223,6 +239,7 @@ fn screenshots(bin: &Path) {
     assert!(!records.is_empty(), "screenshots need the rules engines");
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("random-round-robin");
     let _ = std::fs::remove_dir_all(&dir);
+    rate(&dir, &records);
     let page = render(&dir, &records);
     let (dir, page, records) = (dir.as_path(), page.as_path(), records.as_slice());
     let shot = |name: &str, size: &str, fragment: &str| {
@@ -292,19 +309,7 @@ fn report_with_ratings_csv_works_in_a_headless_browser() {
     let records = common::tournament_or_fixture(120);
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report_html_ratings");
     let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let mut csv = String::from("bot,games,wins,draws,losses,score_pct,elo,glicko2,glicko2_rd,bt_elo,bt_lo,bt_hi,los_next\n");
-    for (i, bot) in common::BOTS.iter().enumerate() {
-        let elo = 60.0 - 40.0 * i as f64;
-        csv.push_str(&format!(
-            "\"{}\",6,3,0,3,50.0,{elo},{},80,{elo},{},{},0.7\n",
-            bot.replace('"', "\"\""),
-            1500.0 + elo,
-            elo - 120.0,
-            elo + 120.0
-        ));
-    }
-    std::fs::write(dir.join("ratings.csv"), csv).unwrap();
+    rate(&dir, &records);
     let page = render(&dir, &records);
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("Bradley-Terry Elo"), "ratings.csv not used");

@@ -114,16 +114,31 @@ impl Ratings {
         let mut reader = csv::ReaderBuilder::new()
             .flexible(true)
             .from_reader(text.as_bytes());
-        let headers = reader
+        let headers: Vec<String> = reader
             .headers()?
             .iter()
             .map(|h| h.trim().to_string())
             .collect();
+        let bot = headers.iter().position(|h| h == "bot");
         let mut rows = Vec::new();
         for row in reader.records() {
-            rows.push(row?.iter().map(str::to_string).collect());
+            let mut row: Vec<String> = row?.iter().map(str::to_string).collect();
+            if let Some(cell) = bot.and_then(|b| row.get_mut(b)) {
+                *cell = spreadsheet_unsafe(cell).to_string();
+            }
+            rows.push(row);
         }
         Ok(Ratings { headers, rows })
+    }
+}
+
+/// Undoes the rating step's guard against spreadsheet formulas: a bot name
+/// that starts with `=`, `+`, `-`, `@`, tab or carriage return is written
+/// with a `'` before it.
+fn spreadsheet_unsafe(name: &str) -> &str {
+    match name.strip_prefix('\'') {
+        Some(rest) if rest.starts_with(['=', '+', '-', '@', '\t', '\r']) => rest,
+        _ => name,
     }
 }
 
@@ -475,19 +490,21 @@ mod tests {
 
     #[test]
     fn ratings_csv_is_read_by_header_names_and_orders_the_table() {
-        let csv =
-            "games,bot,bt_elo,bt_lo,bt_hi,elo,extra\n3,c,50,-10,110,20,x\n3,a,-20,-90,40,-5,y\n";
+        let csv = "games,bot,bt_elo,bt_lo,bt_hi,elo,extra\n3,c,50,-10,110,20,x\n\
+                   3,a,-20,-90,40,-5,y\n1,'-z,0,,,0,\n1,'x,0,,,0,\n";
         let r = Ratings::parse(csv).unwrap();
         let t = standings_table(&sample(), Some(&r));
         assert_eq!(t.source, "ratings.csv");
-        assert_eq!(t.bots, ["c", "a", "b"]);
+        // `'-z` is how the rating step writes the name `-z`; `'x` is a name.
+        assert_eq!(t.bots, ["c", "a", "-z", "'x", "b"]);
         let col = |name: &str| t.columns.iter().position(|c| c == name).unwrap();
         assert_eq!(t.rows[0][col("BT Elo")], "50");
         assert_eq!(t.rows[0][col("95% interval")], "-10 .. 110");
         assert_eq!(t.rows[1][col("wins")], "2");
-        assert_eq!(t.rows[2][col("BT Elo")], "");
+        assert_eq!(t.rows[2][col("95% interval")], "");
+        assert_eq!(t.rows[4][col("BT Elo")], "");
         let chart = rating_chart(&sample(), Some(&r), &t.bots);
-        assert_eq!(chart.bars.len(), 2);
+        assert_eq!(chart.bars.len(), 4);
         assert_eq!((chart.bars[0].lo, chart.bars[0].hi), (-10.0, 110.0));
     }
 
