@@ -280,7 +280,8 @@ pub struct Interval {
 pub struct RatingChart {
     /// Axis label, e.g. "Bradley-Terry Elo (95% interval)".
     pub label: String,
-    /// A line worth drawing across the chart (0 Elo, or 50 %).
+    /// A line worth drawing across the chart: the pool's mean rating (the
+    /// rating step's anchor), or 50 %.
     pub reference: f64,
     pub bars: Vec<Interval>,
 }
@@ -323,9 +324,11 @@ pub fn rating_chart(
             })
             .collect();
         if !bars.is_empty() {
+            let mean = bars.iter().map(|b| b.value).sum::<f64>() / bars.len() as f64;
             return RatingChart {
-                label: "Bradley-Terry Elo (95% interval, from ratings.csv)".into(),
-                reference: 0.0,
+                label: "Bradley-Terry Elo (95% interval, from ratings.csv; dashed: the mean)"
+                    .into(),
+                reference: mean,
                 bars,
             };
         }
@@ -506,6 +509,7 @@ mod tests {
         let chart = rating_chart(&sample(), Some(&r), &t.bots);
         assert_eq!(chart.bars.len(), 4);
         assert_eq!((chart.bars[0].lo, chart.bars[0].hi), (-10.0, 110.0));
+        assert_eq!(chart.reference, (50.0 - 20.0 + 0.0 + 0.0) / 4.0);
     }
 
     #[test]
