@@ -61,6 +61,13 @@ fn write_report(dir: &Path) -> Result<(), String> {
     let records = arena::report::read_records(&jsonl).map_err(|e| e.to_string())?;
     let path = arena::report::write_html(dir, &records).map_err(|e| e.to_string())?;
     println!("{}", path.display());
+    if !dir.join("ratings.csv").is_file() {
+        eprintln!(
+            "note: no ratings.csv in {0}: the page shows score % instead of ratings \
+             (`arena ratings {0}` computes them)",
+            dir.display()
+        );
+    }
     Ok(())
 }
 
