@@ -301,7 +301,8 @@
 
   // ---- boards as SVG ------------------------------------------------------
 
-  function dakonSvg(s, names, lastMove) {
+  // prev: the position before the last move (or null), to mark what changed.
+  function dakonSvg(s, names, lastMove, prev) {
     var n = s.pits.length / 2;
     var step = 64, R = 25, storeW = 70, gap = 18, left = 16;
     var x0 = left + storeW + gap + step / 2;
@@ -327,6 +328,11 @@
       append(g, svg("circle", { cx: cx, cy: cy, r: R, fill: fillFor(s.pits[i]) }));
       append(g, svg("text", { x: cx, y: cy + 7, "text-anchor": "middle", "class": "count", text: s.pits[i] }));
       append(g, svg("text", { x: cx, y: labelY, "text-anchor": "middle", "class": "pit-index", text: i }));
+      var delta = prev && prev.pits.length === s.pits.length ? s.pits[i] - prev.pits[i] : 0;
+      if (delta) {
+        append(g, svg("text", { x: cx + R - 2, y: cy - R + 8, "text-anchor": "middle",
+          "class": "delta " + (delta > 0 ? "up" : "down"), text: (delta > 0 ? "+" : "\u2212") + Math.abs(delta) }));
+      }
       return g;
     };
     for (var i = 0; i < n; i++) {
@@ -340,6 +346,11 @@
         text: s.stores[seat] }));
       append(g, svg("text", { x: x + storeW / 2, y: (topY + botY) / 2 + 28, "text-anchor": "middle", "class": "pit-index",
         text: "store " + seat }));
+      var gain = prev ? s.stores[seat] - prev.stores[seat] : 0;
+      if (gain) {
+        append(g, svg("text", { x: x + storeW / 2, y: topY - R + 22, "text-anchor": "middle", "class": "delta up",
+          text: "+" + gain }));
+      }
       return g;
     };
     append(root, store(1, left), store(0, W - left - storeW));
@@ -428,9 +439,15 @@
     return root;
   }
 
-  function boardSvg(state, names, lastMove) {
+  function boardSvg(state, names, lastMove, prevState) {
     var s = parseState(state);
-    return s.kind === "dakon" ? dakonSvg(s, names, lastMove) : latrunculiSvg(s, names, lastMove);
+    if (s.kind !== "dakon") return latrunculiSvg(s, names, lastMove);
+    var prev = null;
+    if (prevState) {
+      try { prev = parseState(prevState); } catch (e) { prev = null; }
+      if (prev && prev.kind !== "dakon") prev = null;
+    }
+    return dakonSvg(s, names, lastMove, prev);
   }
 
   // ---- the replay viewer -------------------------------------------------
@@ -550,7 +567,8 @@
     var last = p === 0 ? null : g.moves[p - 1];
     var board = clear(document.getElementById("board"));
     try {
-      append(board, boardSvg(state, g.seats, last ? last.move : null));
+      var before = p === 0 ? null : (p === 1 ? g.initial_state : g.moves[p - 2].state);
+      append(board, boardSvg(state, g.seats, last ? last.move : null, before));
     } catch (e) {
       append(board, el("pre", { "class": "raw-state", text: state + "\n(" + e.message + ")" }));
     }
