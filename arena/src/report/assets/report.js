@@ -364,7 +364,9 @@
     return m ? { file: m[1].charCodeAt(0) - 97, rank: Number(m[2]) - 1 } : null;
   }
 
-  function latrunculiSvg(s, names, lastMove) {
+  // effects: what the engine said the last move did; its `trapped` and
+  // `freed` square lists, when present, are ringed.
+  function latrunculiSvg(s, names, lastMove, effects) {
     var cell = Math.max(26, Math.min(56, Math.floor(520 / Math.max(s.width, s.height))));
     var L = 26, T = 30, B = 70;
     var W = L * 2 + cell * s.width, H = T + B + cell * s.height;
@@ -398,6 +400,19 @@
     if (removed) {
       append(root, svg("rect", { x: px(removed.file) + 2, y: py(removed.rank) + 2, width: cell - 4, height: cell - 4,
         "class": "hl-removed" }));
+    }
+    var ring = function (list, cls) {
+      if (!Array.isArray(list)) return;
+      list.forEach(function (name) {
+        var sq = typeof name === "string" ? parseSquare(name) : null;
+        if (!sq || sq.file >= s.width || sq.rank >= s.height) return;
+        append(root, svg("rect", { x: px(sq.file) + 3, y: py(sq.rank) + 3, width: cell - 6, height: cell - 6, rx: 6,
+          "class": cls }));
+      });
+    };
+    if (effects && typeof effects === "object") {
+      ring(effects.trapped, "hl-trapped");
+      ring(effects.freed, "hl-freed");
     }
     for (r = 0; r < s.height; r++) {
       for (f = 0; f < s.width; f++) {
@@ -439,9 +454,9 @@
     return root;
   }
 
-  function boardSvg(state, names, lastMove, prevState) {
+  function boardSvg(state, names, lastMove, prevState, effects) {
     var s = parseState(state);
-    if (s.kind !== "dakon") return latrunculiSvg(s, names, lastMove);
+    if (s.kind !== "dakon") return latrunculiSvg(s, names, lastMove, effects);
     var prev = null;
     if (prevState) {
       try { prev = parseState(prevState); } catch (e) { prev = null; }
@@ -568,7 +583,7 @@
     var board = clear(document.getElementById("board"));
     try {
       var before = p === 0 ? null : (p === 1 ? g.initial_state : g.moves[p - 2].state);
-      append(board, boardSvg(state, g.seats, last ? last.move : null, before));
+      append(board, boardSvg(state, g.seats, last ? last.move : null, before, last ? last.effects : null));
     } catch (e) {
       append(board, el("pre", { "class": "raw-state", text: state + "\n(" + e.message + ")" }));
     }
