@@ -372,6 +372,17 @@ pub struct DakonEffects {
     pub swept: [u16; 2],
 }
 
+/// Mikul's test on the two neighbours of the empty pit the turn ended in:
+/// what the mover takes (both neighbours and the lander), if anything.
+///
+/// The zero case cannot arise in play: the seed before the last one always
+/// fell in the neighbour the sowing came from (a row's first pit after a
+/// store is an end pit, which has no mikul), but the rule is kept as written.
+#[inline(always)]
+fn mikul(left: u16, right: u16) -> Option<u16> {
+    (left == right && left > 0).then(|| left + right + 1)
+}
+
 impl Game for Dakon {
     const NAME: &'static str = "dakon";
 
@@ -543,9 +554,7 @@ impl Game for Dakon {
             } else {
                 let end_pit = pos == 0 || pos == n - 1 || pos == n + 1 || pos == 2 * n;
                 if !end_pit {
-                    let (left, right) = (board[pos - 1], board[pos + 1]);
-                    if left == right && left > 0 {
-                        let gain = left + right + 1;
+                    if let Some(gain) = mikul(board[pos - 1], board[pos + 1]) {
                         board[pos - 1] = 0;
                         board[pos + 1] = 0;
                         board[pos] = 0;
@@ -608,4 +617,701 @@ impl Game for Dakon {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::games::new_game;
+
+    const START: &str = "pits=7,7,7,7,7,7,7,7,7,7,7,7,7,7 stores=0,0 turn=0 ply=0";
+
+    fn game(params: &[(&str, &str)]) -> Dakon {
+        let params: Vec<(String, String)> = params
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Dakon::from_params(&params).unwrap()
+    }
+
+    /// Parses `before` for `g`, plays `mv` (checked legal), and checks the
+    /// resulting text is `after` and parses back to the same state.
+    fn check(g: &Dakon, before: &str, mv: u8, after: &str) -> DakonEffects {
+        let mut state = g.parse_state(before).unwrap();
+        assert_eq!(state.to_string(), before, "notation round-trip");
+        let fx = g.play(&mut state, &Pit(mv)).unwrap();
+        assert_eq!(state.to_string(), after);
+        assert_eq!(g.parse_state(after).unwrap(), state);
+        fx
+    }
+
+    fn fx(laps: u32, nembak: u16, mikul: u16, bonus: bool) -> DakonEffects {
+        DakonEffects {
+            laps,
+            nembak,
+            mikul,
+            bonus,
+            ..Default::default()
+        }
+    }
+
+    // ---- the five worked examples of the rules file, verbatim ----
+
+    #[test]
+    fn example_1_bonus_move_from_the_start() {
+        let g = Dakon::default();
+        assert_eq!(g.initial_state().to_string(), START);
+        let e = check(
+            &g,
+            START,
+            7,
+            "pits=7,7,7,7,7,7,7,0,8,8,8,8,8,8 stores=1,0 turn=0 ply=1",
+        );
+        assert_eq!(e, fx(1, 0, 0, true));
+    }
+
+    #[test]
+    fn example_2_relay_then_nembak() {
+        let e = check(
+            &Dakon::default(),
+            START,
+            10,
+            "pits=8,8,8,0,0,8,8,8,8,8,1,8,8,8 stores=9,0 turn=1 ply=1",
+        );
+        assert_eq!(e, fx(2, 8, 0, false));
+    }
+
+    #[test]
+    fn example_3_mikul() {
+        // This example holds 48 seeds, not the standard board's 98, so
+        // `parse_state` (which checks the total) refuses it; the board
+        // mechanics do not depend on the total, so it is parsed bare.
+        let g = Dakon::default();
+        let before = "pits=1,1,1,1,3,0,2,1,1,1,1,1,1,3 stores=10,20 turn=0 ply=12";
+        assert!(g.parse_state(before).is_err());
+        let mut state: DakonState = before.parse().unwrap();
+        let e = g.apply(&mut state, &Pit(13));
+        assert_eq!(
+            state.to_string(),
+            "pits=1,1,1,1,0,0,0,1,1,1,1,1,1,0 stores=18,20 turn=1 ply=13"
+        );
+        assert_eq!(e, fx(1, 0, 7, false));
+    }
+
+    #[test]
+    fn example_4_origin_pit_not_skipped() {
+        let e = check(
+            &Dakon::default(),
+            "pits=0,0,0,0,0,0,0,0,0,0,0,0,0,16 stores=40,42 turn=0 ply=30",
+            13,
+            "pits=1,1,1,1,1,1,1,1,1,1,1,1,1,1 stores=42,42 turn=0 ply=31",
+        );
+        assert_eq!(e, fx(1, 0, 0, true));
+    }
+
+    #[test]
+    fn example_5_bonus_move_into_an_empty_side_ends_the_game() {
+        let g = Dakon::default();
+        let e = check(
+            &g,
+            "pits=2,0,0,0,0,0,0,0,0,0,0,0,0,1 stores=50,45 turn=0 ply=40",
+            13,
+            "pits=0,0,0,0,0,0,0,0,0,0,0,0,0,0 stores=51,47 turn=0 ply=41",
+        );
+        assert_eq!(
+            e,
+            DakonEffects {
+                end: Some(End::Sweep),
+                swept: [0, 2],
+                ..fx(1, 0, 0, true)
+            }
+        );
+        let state = g.parse_state("pits=0,0,0,0,0,0,0,0,0,0,0,0,0,0 stores=51,47 turn=0 ply=41");
+        let state = state.unwrap();
+        let mut moves = vec![Pit(99)];
+        g.legal_moves(&state, &mut moves);
+        assert!(moves.is_empty());
+        assert_eq!(
+            g.outcome(&state),
+            Some(Outcome {
+                scores: [51, 47],
+                winner: Some(0),
+                adjudicated: None
+            })
+        );
+    }
+
+    // ---- sowing ----
+
+    #[test]
+    fn sowing_path_skips_the_opponents_store() {
+        let g = Dakon::default();
+        // Player 1 sows 10 from pit 1: 0, store 1, 7..13, (store 0 skipped), 6;
+        // pit 6 was empty and is player 1's: nembak takes pit 13's 2.
+        let e = check(
+            &g,
+            "pits=0,10,0,0,0,0,0,1,1,1,1,1,1,1 stores=40,41 turn=1 ply=5",
+            1,
+            "pits=1,0,0,0,0,0,1,2,2,2,2,2,2,0 stores=40,44 turn=0 ply=6",
+        );
+        assert_eq!(e, fx(1, 2, 0, false));
+        // Player 0 sows 9 from pit 13: store 0, 6..0, (store 1 skipped), 7;
+        // pit 7 was empty: nembak takes pit 0's 2.
+        let e = check(
+            &g,
+            "pits=1,1,1,1,1,1,1,0,0,0,0,0,0,9 stores=41,41 turn=0 ply=3",
+            13,
+            "pits=0,2,2,2,2,2,2,1,0,0,0,0,0,0 stores=44,41 turn=1 ply=4",
+        );
+        assert_eq!(e, fx(1, 2, 0, false));
+    }
+
+    #[test]
+    fn origin_pit_not_skipped_on_a_full_lap() {
+        // Player 1 sows 16 from pit 0: store 1, 7..13, 6..0 (the origin gets
+        // the 15th seed), store 1 again with the 16th: a bonus move.
+        let e = check(
+            &Dakon::default(),
+            "pits=16,0,0,0,0,0,0,0,0,0,0,0,0,0 stores=42,40 turn=1 ply=30",
+            0,
+            "pits=1,1,1,1,1,1,1,1,1,1,1,1,1,1 stores=42,42 turn=1 ply=31",
+        );
+        assert_eq!(e, fx(1, 0, 0, true));
+    }
+
+    #[test]
+    fn relay_across_both_rows() {
+        // Player 1 sows 3 from pit 1: 0, store 1, 7; pit 7 held 2, so its 3
+        // are relayed to 8, 9, 10; pit 10 was empty (player 0's): mikul sees
+        // 2 and 5, no capture.
+        let e = check(
+            &Dakon::default(),
+            "pits=7,3,7,7,7,7,7,2,0,1,0,5,7,7 stores=15,16 turn=1 ply=3",
+            1,
+            "pits=8,0,7,7,7,7,7,0,1,2,1,5,7,7 stores=15,17 turn=0 ply=4",
+        );
+        assert_eq!(e, fx(2, 0, 0, false));
+    }
+
+    #[test]
+    fn long_relay_terminates() {
+        // 1000 seeds a pit on the largest board: every opening move
+        // terminates, conserves seeds and relays many laps.
+        let g = game(&[("holes", "9"), ("seeds", "1000")]);
+        let start = g.initial_state();
+        let mut max_laps = 0;
+        for pit in 9..18 {
+            let mut state = start;
+            let e = g.play(&mut state, &Pit(pit)).unwrap();
+            assert_eq!(state.total(), 18_000);
+            max_laps = max_laps.max(e.laps);
+        }
+        assert!(max_laps >= 20, "longest relay only {max_laps} laps");
+        // A hand-worked four-lap relay on 3 holes: 5, store, 2, 1 | 0, 3, 4,
+        // 5 | store, 2, 1, 0, 3, 4 | 5, store (a bonus move).
+        let g3 = game(&[("holes", "3")]);
+        let e = check(
+            &g3,
+            "pits=3,3,3,0,4,4 stores=1,0 turn=0 ply=1",
+            4,
+            "pits=5,1,5,2,0,1 stores=4,0 turn=0 ply=2",
+        );
+        assert_eq!(e, fx(4, 0, 0, true));
+    }
+
+    // ---- bonus moves ----
+
+    #[test]
+    fn bonus_move_when_last_seed_reaches_own_store() {
+        let g = Dakon::default();
+        // Player 1 sows 2 from pit 1: 0, store 1.
+        let e = check(
+            &g,
+            "pits=7,2,7,7,7,7,7,7,7,7,7,7,7,7 stores=3,2 turn=1 ply=6",
+            1,
+            "pits=8,0,7,7,7,7,7,7,7,7,7,7,7,7 stores=3,3 turn=1 ply=7",
+        );
+        assert_eq!(e, fx(1, 0, 0, true));
+    }
+
+    #[test]
+    fn bonus_moves_chain() {
+        let g = game(&[("holes", "3")]);
+        let e = check(
+            &g,
+            "pits=3,3,3,1,2,1 stores=3,2 turn=0 ply=2",
+            5,
+            "pits=3,3,3,1,2,0 stores=4,2 turn=0 ply=3",
+        );
+        assert!(e.bonus);
+        let e = check(
+            &g,
+            "pits=3,3,3,1,2,0 stores=4,2 turn=0 ply=3",
+            4,
+            "pits=3,3,3,1,0,1 stores=5,2 turn=0 ply=4",
+        );
+        assert!(e.bonus);
+        let e = check(
+            &g,
+            "pits=3,3,3,1,0,1 stores=5,2 turn=0 ply=4",
+            5,
+            "pits=3,3,3,1,0,0 stores=6,2 turn=0 ply=5",
+        );
+        assert!(e.bonus);
+        // The fourth move ends in empty pit 4: nembak takes pit 1's 3.
+        let e = check(
+            &g,
+            "pits=3,3,3,1,0,0 stores=6,2 turn=0 ply=5",
+            3,
+            "pits=3,0,3,0,1,0 stores=9,2 turn=1 ply=6",
+        );
+        assert_eq!(e, fx(1, 3, 0, false));
+    }
+
+    // ---- nembak ----
+
+    const NEMBAK_BEFORE: &str = "pits=7,7,7,7,5,7,7,7,7,2,7,0,0,0 stores=14,14 turn=0 ply=10";
+
+    #[test]
+    fn nembak_lander_stays() {
+        // Player 0 sows 2 from pit 9: 10, 11; pit 11 was empty: take pit 4's 5.
+        let e = check(
+            &Dakon::default(),
+            NEMBAK_BEFORE,
+            9,
+            "pits=7,7,7,7,0,7,7,7,7,0,8,1,0,0 stores=19,14 turn=1 ply=11",
+        );
+        assert_eq!(e, fx(1, 5, 0, false));
+    }
+
+    #[test]
+    fn nembak_takes_lander_option() {
+        let g = game(&[("nembak_takes_lander", "true")]);
+        let e = check(
+            &g,
+            NEMBAK_BEFORE,
+            9,
+            "pits=7,7,7,7,0,7,7,7,7,0,8,0,0,0 stores=20,14 turn=1 ply=11",
+        );
+        assert_eq!(e, fx(1, 6, 0, false));
+    }
+
+    #[test]
+    fn nembak_on_an_empty_opposite_pit_captures_nothing() {
+        // Under either option the lander stays when nothing is across.
+        for takes in ["false", "true"] {
+            let g = game(&[("nembak_takes_lander", takes)]);
+            let e = check(
+                &g,
+                "pits=7,7,7,7,0,7,7,7,7,2,7,0,0,0 stores=16,17 turn=0 ply=10",
+                9,
+                "pits=7,7,7,7,0,7,7,7,7,0,8,1,0,0 stores=16,17 turn=1 ply=11",
+            );
+            assert_eq!(e, fx(1, 0, 0, false));
+        }
+    }
+
+    // ---- mikul ----
+
+    #[test]
+    fn mikul_equal_neighbours_capture() {
+        // Player 1 sows 3 from pit 0: store 1, 7, 8; pit 8 was empty (player
+        // 0's) with neighbours 7 and 9 at 2 and 2: takes 2 + 2 + 1.
+        let e = check(
+            &Dakon::default(),
+            "pits=3,7,7,7,7,7,7,1,0,2,7,7,7,7 stores=11,11 turn=1 ply=7",
+            0,
+            "pits=0,7,7,7,7,7,7,0,0,0,7,7,7,7 stores=11,17 turn=0 ply=8",
+        );
+        assert_eq!(e, fx(1, 0, 5, false));
+    }
+
+    #[test]
+    fn mikul_unequal_neighbours_no_capture() {
+        let e = check(
+            &Dakon::default(),
+            "pits=7,7,7,7,3,0,1,7,7,7,7,7,7,3 stores=10,11 turn=0 ply=20",
+            13,
+            "pits=7,7,7,7,3,1,2,7,7,7,7,7,7,0 stores=11,11 turn=1 ply=21",
+        );
+        assert_eq!(e, fx(1, 0, 0, false));
+    }
+
+    #[test]
+    fn mikul_zero_neighbours_no_capture() {
+        // Unreachable in play (see `mikul`), so the rule is tested directly.
+        assert_eq!(mikul(0, 0), None);
+        assert_eq!(mikul(3, 3), Some(7));
+        assert_eq!(mikul(3, 2), None);
+        assert_eq!(mikul(0, 1), None);
+    }
+
+    #[test]
+    fn mikul_not_on_an_end_pit() {
+        let g = Dakon::default();
+        // Landing on pit 6 (end of player 1's row): its one neighbour is pit 5.
+        let e = check(
+            &g,
+            "pits=7,7,7,7,7,7,0,7,7,7,7,7,7,2 stores=6,6 turn=0 ply=9",
+            13,
+            "pits=7,7,7,7,7,7,1,7,7,7,7,7,7,0 stores=7,6 turn=1 ply=10",
+        );
+        assert_eq!(e, fx(1, 0, 0, false));
+        // Landing on pit 0 (the other end).
+        let e = check(
+            &g,
+            "pits=0,2,7,7,7,7,7,7,7,7,7,7,7,8 stores=5,6 turn=0 ply=9",
+            13,
+            "pits=1,3,8,8,8,8,8,7,7,7,7,7,7,0 stores=6,6 turn=1 ply=10",
+        );
+        assert_eq!(e, fx(1, 0, 0, false));
+    }
+
+    // ---- end of the game ----
+
+    #[test]
+    fn end_of_game_sweep_by_the_mover() {
+        // Player 0's nembak empties player 1's side; player 1 is to move with
+        // nothing, so player 0 takes the 4 seeds left in player 0's pits.
+        let g = game(&[("holes", "3")]);
+        let e = check(
+            &g,
+            "pits=0,2,0,1,0,3 stores=6,6 turn=0 ply=8",
+            3,
+            "pits=0,0,0,0,0,0 stores=12,6 turn=1 ply=9",
+        );
+        assert_eq!(
+            e,
+            DakonEffects {
+                end: Some(End::Sweep),
+                swept: [4, 0],
+                ..fx(1, 2, 0, false)
+            }
+        );
+        let state = g
+            .parse_state("pits=0,0,0,0,0,0 stores=12,6 turn=1 ply=9")
+            .unwrap();
+        assert_eq!(
+            g.outcome(&state),
+            Some(Outcome {
+                scores: [12, 6],
+                winner: Some(0),
+                adjudicated: None
+            })
+        );
+    }
+
+    #[test]
+    fn draw_49_49() {
+        let g = Dakon::default();
+        let e = check(
+            &g,
+            "pits=3,0,0,0,0,0,0,0,0,0,0,0,0,1 stores=48,46 turn=0 ply=50",
+            13,
+            "pits=0,0,0,0,0,0,0,0,0,0,0,0,0,0 stores=49,49 turn=0 ply=51",
+        );
+        assert_eq!(e.end, Some(End::Sweep));
+        let state = g
+            .parse_state("pits=0,0,0,0,0,0,0,0,0,0,0,0,0,0 stores=49,49 turn=0 ply=51")
+            .unwrap();
+        assert_eq!(
+            g.outcome(&state),
+            Some(Outcome {
+                scores: [49, 49],
+                winner: None,
+                adjudicated: None
+            })
+        );
+    }
+
+    #[test]
+    fn move_limit_adjudication() {
+        let g = game(&[("max_plies", "20")]);
+        let before = "pits=7,7,7,7,7,7,7,7,7,7,7,7,7,7 stores=0,0 turn=0 ply=19";
+        let after = "pits=8,8,8,0,0,8,8,8,8,8,1,8,8,8 stores=9,0 turn=1 ply=20";
+        assert_eq!(g.outcome(&g.parse_state(before).unwrap()), None);
+        let e = check(&g, before, 10, after);
+        assert_eq!(
+            e,
+            DakonEffects {
+                end: Some(End::MaxPlies),
+                swept: [49, 40],
+                ..fx(2, 8, 0, false)
+            }
+        );
+        // The pits keep their seeds in the notation; the outcome counts them
+        // for their owners.
+        let state = g.parse_state(after).unwrap();
+        let mut moves = vec![];
+        g.legal_moves(&state, &mut moves);
+        assert!(moves.is_empty());
+        assert_eq!(
+            g.outcome(&state),
+            Some(Outcome {
+                scores: [58, 40],
+                winner: Some(0),
+                adjudicated: Some("max_plies")
+            })
+        );
+        // A game limited to one move ends after the first.
+        let g1 = game(&[("max_plies", "1")]);
+        let mut state = g1.initial_state();
+        let e = g1.apply(&mut state, &Pit(7));
+        assert_eq!(e.end, Some(End::MaxPlies));
+        assert_eq!(g1.outcome(&state).unwrap().adjudicated, Some("max_plies"));
+    }
+
+    #[test]
+    fn move_limit_natural_end_applies() {
+        // Example 5 played as the last allowed move: the natural end wins.
+        let g = game(&[("max_plies", "41")]);
+        let e = check(
+            &g,
+            "pits=2,0,0,0,0,0,0,0,0,0,0,0,0,1 stores=50,45 turn=0 ply=40",
+            13,
+            "pits=0,0,0,0,0,0,0,0,0,0,0,0,0,0 stores=51,47 turn=0 ply=41",
+        );
+        assert_eq!(e.end, Some(End::Sweep));
+        let state = g
+            .parse_state("pits=0,0,0,0,0,0,0,0,0,0,0,0,0,0 stores=51,47 turn=0 ply=41")
+            .unwrap();
+        assert_eq!(
+            g.outcome(&state),
+            Some(Outcome {
+                scores: [51, 47],
+                winner: Some(0),
+                adjudicated: None
+            })
+        );
+    }
+
+    // ---- other board sizes ----
+
+    #[test]
+    fn board_of_3_holes() {
+        let g = game(&[("holes", "3")]);
+        assert_eq!(
+            g.initial_state().to_string(),
+            "pits=3,3,3,3,3,3 stores=0,0 turn=0 ply=0"
+        );
+        let e = check(
+            &g,
+            "pits=3,3,3,3,3,3 stores=0,0 turn=0 ply=0",
+            3,
+            "pits=3,3,3,0,4,4 stores=1,0 turn=0 ply=1",
+        );
+        assert_eq!(e, fx(1, 0, 0, true));
+        // 4, 5 relays: 5, store, 2, 1 | 0, 3, 4, 5 | store, 2, 1, 0, 3, 4 | 5, store.
+        let e = check(
+            &g,
+            "pits=3,3,3,0,4,4 stores=1,0 turn=0 ply=1",
+            4,
+            "pits=5,1,5,2,0,1 stores=4,0 turn=0 ply=2",
+        );
+        assert_eq!(e, fx(4, 0, 0, true));
+    }
+
+    #[test]
+    fn board_of_5_holes() {
+        let g = game(&[("holes", "5")]);
+        // 7, 8, 9, store, 4 | 3, 2, 1, 0, 5, 6 (the emptied origin): nembak
+        // takes pit 1's 6.
+        let e = check(
+            &g,
+            "pits=5,5,5,5,5,5,5,5,5,5 stores=0,0 turn=0 ply=0",
+            6,
+            "pits=6,0,6,6,0,6,1,6,6,6 stores=7,0 turn=1 ply=1",
+        );
+        assert_eq!(e, fx(2, 6, 0, false));
+    }
+
+    #[test]
+    fn board_of_9_holes() {
+        let g = game(&[("holes", "9")]);
+        // 17: store, 8..1 | 0, 9..16, 17 (the emptied origin): nembak takes
+        // pit 8's 10.
+        let e = check(
+            &g,
+            "pits=9,9,9,9,9,9,9,9,9,9,9,9,9,9,9,9,9,9 stores=0,0 turn=0 ply=0",
+            17,
+            "pits=10,0,10,10,10,10,10,10,0,10,10,10,10,10,10,10,10,1 stores=11,0 turn=1 ply=1",
+        );
+        assert_eq!(e, fx(2, 10, 0, false));
+    }
+
+    // ---- moves ----
+
+    #[test]
+    fn legal_moves_are_the_movers_non_empty_pits_in_order() {
+        let g = Dakon::default();
+        let mut moves = vec![];
+        let s = g
+            .parse_state("pits=7,0,7,7,7,7,7,7,0,7,7,7,7,0 stores=10,11 turn=0 ply=4")
+            .unwrap();
+        g.legal_moves(&s, &mut moves);
+        assert_eq!(moves, [7, 9, 10, 11, 12].map(Pit));
+        let s = g
+            .parse_state("pits=7,0,7,7,7,7,7,7,0,7,7,7,7,0 stores=10,11 turn=1 ply=4")
+            .unwrap();
+        g.legal_moves(&s, &mut moves);
+        assert_eq!(moves, [0, 2, 3, 4, 5, 6].map(Pit));
+        // Playing an empty pit or the opponent's pit is refused and leaves
+        // the state alone.
+        let mut t = s;
+        assert!(g.play(&mut t, &Pit(1)).is_err());
+        assert!(g.play(&mut t, &Pit(9)).is_err());
+        assert_eq!(t, s);
+    }
+
+    #[test]
+    fn move_notation() {
+        let g = Dakon::default();
+        assert_eq!(g.parse_move("7"), Ok(Pit(7)));
+        assert_eq!(g.parse_move("0"), Ok(Pit(0)));
+        assert_eq!(Pit(13).to_string(), "13");
+        for bad in [
+            "",
+            "14",
+            "17",
+            "18",
+            "-1",
+            "+7",
+            "07",
+            " 7",
+            "7 ",
+            "7\n",
+            "x",
+            "٣",
+            "1e1",
+            "99999999999999999999999999",
+        ] {
+            assert!(g.parse_move(bad).is_err(), "accepted {bad:?}");
+        }
+        assert_eq!(game(&[("holes", "9")]).parse_move("17"), Ok(Pit(17)));
+    }
+
+    // ---- parameters ----
+
+    #[test]
+    fn parameters_and_defaults() {
+        let expected: Params = [
+            ("holes", "7"),
+            ("seeds", "7"),
+            ("nembak_takes_lander", "false"),
+            ("max_plies", "1000"),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        assert_eq!(game(&[]).params(), expected);
+        assert_eq!(game(&[]), Dakon::default());
+        // seeds defaults to holes.
+        assert_eq!(game(&[("holes", "5")]).seeds, 5);
+        let g = game(&[
+            ("max_plies", "7"),
+            ("seeds", "1000"),
+            ("nembak_takes_lander", "true"),
+            ("holes", "9"),
+        ]);
+        assert_eq!(g.params()[0], ("holes".into(), "9".into()));
+        assert_eq!(g.params()[3], ("max_plies".into(), "7".into()));
+        assert!(new_game("dakon", &[]).is_ok());
+        assert_eq!(new_game("dakon", &[]).unwrap().params(), expected);
+    }
+
+    #[test]
+    fn parameter_errors() {
+        let bad =
+            |k: &str, v: &str| Dakon::from_params(&[(k.to_string(), v.to_string())]).unwrap_err();
+        for (k, v) in [
+            ("holes", "2"),
+            ("holes", "10"),
+            ("holes", "-7"),
+            ("holes", "seven"),
+            ("holes", ""),
+            ("seeds", "0"),
+            ("seeds", "1001"),
+            ("seeds", "99999999999999999999"),
+            ("nembak_takes_lander", "yes"),
+            ("nembak_takes_lander", "1"),
+            ("max_plies", "0"),
+            ("max_plies", "4294967296"),
+        ] {
+            assert!(
+                matches!(bad(k, v), ParamError::Invalid { ref key, .. } if key == k),
+                "{k}={v}"
+            );
+        }
+        assert!(matches!(bad("pits", "7"), ParamError::Unknown { .. }));
+        let twice = [
+            ("holes".to_string(), "7".to_string()),
+            ("holes".to_string(), "7".to_string()),
+        ];
+        assert!(matches!(
+            Dakon::from_params(&twice),
+            Err(ParamError::Duplicate { .. })
+        ));
+    }
+
+    // ---- state notation ----
+
+    #[test]
+    fn state_notation_round_trips() {
+        for holes in 3..=9 {
+            let g = game(&[("holes", &holes.to_string())]);
+            let s = g.initial_state();
+            assert_eq!(g.parse_state(&s.to_string()).unwrap(), s);
+            assert_eq!(s.to_string().parse::<DakonState>().unwrap(), s);
+        }
+    }
+
+    #[test]
+    fn state_parse_errors() {
+        let g = Dakon::default();
+        let big = format!("pits={} stores=0,0 turn=0 ply=0", vec!["1"; 1000].join(","));
+        let cases = [
+            "",
+            " ",
+            "pits=",
+            "pits=7,7,7,7,7,7,7,7,7,7,7,7,7,7",
+            "pits=7,7,7,7,7,7,7,7,7,7,7,7,7,7 stores=0,0 turn=0",
+            "pits=7,7,7,7,7,7,7,7,7,7,7,7,7,7 stores=0,0 turn=0 ply=0 ",
+            "pits=7,7,7,7,7,7,7,7,7,7,7,7,7,7  stores=0,0 turn=0 ply=0",
+            "pits=7,7,7,7,7,7,7,7,7,7,7,7,7,7 stores=0,0 ply=0 turn=0",
+            "stores=0,0 pits=7,7,7,7,7,7,7,7,7,7,7,7,7,7 turn=0 ply=0",
+            "pits=7,7,7,7,7,7,7,7,7,7,7,7,7,7 stores=0 turn=0 ply=0",
+            "pits=7,7,7,7,7,7,7,7,7,7,7,7,7,7 stores=0,0,0 turn=0 ply=0",
+            "pits=7,7,7,7,7,7,7,7,7,7,7,7,7,7 stores=0,0 turn=2 ply=0",
+            "pits=7,7,7,7,7,7,7,7,7,7,7,7,7,7 stores=0,0 turn=-0 ply=0",
+            "pits=7,7,7,7,7,7,7,7,7,7,7,7,7,7 stores=0,0 turn=0 ply=-1",
+            "pits=7,7,7,7,7,7,7,7,7,7,7,7,7,7 stores=0,0 turn=0 ply=99999999999999999999",
+            "pits=7,7,7,7,7,7,7,7,7,7,7,7,7,07 stores=0,0 turn=0 ply=0",
+            "pits=7,7,7,7,7,7,7,7,7,7,7,7,7,+7 stores=0,0 turn=0 ply=0",
+            "pits=7,7,7,7,7,7,7,7,7,7,7,7,7,,7 stores=0,0 turn=0 ply=0",
+            "pits=7,7,7,7,7,7,7,7,7,7,7,7,7, stores=0,0 turn=0 ply=0",
+            "pits=7,7,7,7,7,7,7,7,7,7,7,7,7,٧ stores=0,0 turn=0 ply=0",
+            "pits=7,7,7,7,7,7,7,7,7,7,7,7,7,70000 stores=0,0 turn=0 ply=0",
+            "pits=7,7,7,7,7,7,7,7,7,7,7,7,7,7 stores=0,99999 turn=0 ply=0",
+            "pits=7,7,7,7,7,7,7,7,7,7,7,7,7 stores=0,0 turn=0 ply=0",
+            "pits=7,7,7,7 stores=0,0 turn=0 ply=0",
+            "PITS=7,7,7,7,7,7,7,7,7,7,7,7,7,7 stores=0,0 turn=0 ply=0",
+            "pits=7,7,7,7,7,7,7,7,7,7,7,7,7,7\tstores=0,0 turn=0 ply=0",
+            // Unswept natural end: player 0 to move with no seed.
+            "pits=7,7,7,7,7,7,7,0,0,0,0,0,0,0 stores=49,0 turn=0 ply=9",
+            &big,
+        ];
+        for text in cases {
+            assert!(text.parse::<DakonState>().is_err(), "accepted {text:?}");
+            assert!(g.parse_state(text).is_err(), "accepted {text:?}");
+        }
+        // Well-formed but not this game's: 9 holes, 97 seeds, past the limit.
+        for text in [
+            "pits=9,9,9,9,9,9,9,9,9,9,9,9,9,9,9,9,9,9 stores=0,0 turn=0 ply=0",
+            "pits=7,7,7,7,7,7,7,7,7,7,7,7,7,7 stores=0,1 turn=0 ply=0",
+            "pits=7,7,7,7,7,7,7,7,7,7,7,7,7,7 stores=0,0 turn=0 ply=1001",
+        ] {
+            assert!(text.parse::<DakonState>().is_ok(), "{text}");
+            let e = g.parse_state(text).unwrap_err();
+            assert_eq!(e.what, "dakon state");
+        }
+        // At the limit is fine (an adjudicated final position).
+        assert!(g
+            .parse_state("pits=7,7,7,7,7,7,7,7,7,7,7,7,7,7 stores=0,0 turn=0 ply=1000")
+            .is_ok());
+    }
 }
