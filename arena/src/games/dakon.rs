@@ -44,6 +44,20 @@ pub const MAX_SEEDS: u32 = 1000;
 pub const MAX_TOTAL: u32 = 2 * MAX_HOLES as u32 * MAX_SEEDS;
 /// Ring slots: 2 * 9 pits + 2 stores.
 const RING: usize = 2 * MAX_HOLES + 2;
+/// Sowing adds a 16-lane mask of ones, so the board array has 16 slots of
+/// padding (always 0) past the ring.
+const LANES: usize = 16;
+const BOARD: usize = RING + LANES;
+/// `ONES[LANES - k..][..LANES]` is `k` ones followed by zeros.
+static ONES: [u16; 2 * LANES] = {
+    let mut ones = [0; 2 * LANES];
+    let mut i = 0;
+    while i < LANES {
+        ones[i] = 1;
+        i += 1;
+    }
+    ones
+};
 
 const PARAM_KEYS: &[&str] = &["holes", "seeds", "nembak_takes_lander", "max_plies"];
 
@@ -98,7 +112,7 @@ impl FromStr for Pit {
 pub struct DakonState {
     /// Pits and stores in sowing order (see the module docs); slots past
     /// `2 * holes + 2` are always 0.
-    board: [u16; RING],
+    board: [u16; BOARD],
     holes: u8,
     /// The player to move (0 or 1).
     turn: u8,
@@ -110,7 +124,7 @@ impl DakonState {
     /// The starting position: `seeds` in each of `2 * holes` pits.
     pub fn new(holes: usize, seeds: u16) -> Self {
         assert!((MIN_HOLES..=MAX_HOLES).contains(&holes));
-        let mut board = [0; RING];
+        let mut board = [0; BOARD];
         for k in 0..2 * holes + 1 {
             if k != holes {
                 board[k] = seeds;
@@ -320,7 +334,7 @@ impl FromStr for DakonState {
             )));
         }
 
-        let mut board = [0u16; RING];
+        let mut board = [0u16; BOARD];
         for (pit, &seeds) in pits[..count].iter().enumerate() {
             board[ring_of(n, pit)] = seeds;
         }
@@ -490,12 +504,15 @@ impl Game for Dakon {
                 count += (seeds != 0) as usize;
             }
         }
-        out.extend_from_slice(&moves[..count]);
+        // A fixed-size copy then a cut: cheaper than a variable-length copy.
+        out.extend_from_slice(&moves);
+        out.truncate(count);
     }
 
     fn apply(&self, state: &mut DakonState, mv: &Pit) -> DakonEffects {
         let n = state.holes();
         let len = 2 * n + 2;
+        assert!(len <= RING);
         let mover = state.turn();
         let own_store = store_of(n, mover);
         let opp_store = store_of(n, 1 - mover);
@@ -519,8 +536,18 @@ impl Game for Dakon {
                 }
                 let run_end = if start < opp_store { opp_store } else { len };
                 let k = (seeds as usize).min(run_end - start);
-                for slot in &mut board[start..start + k] {
-                    *slot += 1;
+                if k <= LANES {
+                    // One fixed-width add, no per-seed loop or branch.
+                    let mask: &[u16; LANES] = ONES[LANES - k..][..LANES].try_into().unwrap();
+                    let run: &mut [u16; LANES] =
+                        (&mut board[start..start + LANES]).try_into().unwrap();
+                    for (slot, add) in run.iter_mut().zip(mask) {
+                        *slot += add;
+                    }
+                } else {
+                    for slot in &mut board[start..start + k] {
+                        *slot += 1;
+                    }
                 }
                 seeds -= k as u16;
                 pos = start + k - 1;
