@@ -58,6 +58,16 @@ static ONES: [u16; 2 * LANES] = {
     }
     ones
 };
+/// `FULL[LANES - n..][..LANES]` keeps the first `n` lanes of a 16-lane AND.
+static FULL: [u16; 2 * LANES] = {
+    let mut full = [0; 2 * LANES];
+    let mut i = 0;
+    while i < LANES {
+        full[i] = u16::MAX;
+        i += 1;
+    }
+    full
+};
 
 const PARAM_KEYS: &[&str] = &["holes", "seeds", "nembak_takes_lander", "max_plies"];
 
@@ -125,11 +135,8 @@ impl DakonState {
     pub fn new(holes: usize, seeds: u16) -> Self {
         assert!((MIN_HOLES..=MAX_HOLES).contains(&holes));
         let mut board = [0; BOARD];
-        for k in 0..2 * holes + 1 {
-            if k != holes {
-                board[k] = seeds;
-            }
-        }
+        board[..2 * holes + 1].fill(seeds);
+        board[holes] = 0; // store 0
         DakonState {
             board,
             holes: holes as u8,
@@ -172,9 +179,15 @@ impl DakonState {
         row.iter().map(|&s| s as u32).sum()
     }
 
+    /// Whether player `seat` has no seed in their pits: a fixed-width masked
+    /// OR over the row (no early exit, so no data-dependent branch).
+    #[inline(always)]
     fn side_empty(&self, seat: Seat) -> bool {
         let n = self.holes();
-        self.board[row_of(n, seat)].iter().all(|&s| s == 0)
+        let start = if seat == 0 { 0 } else { n + 1 };
+        let row: &[u16; LANES] = self.board[start..][..LANES].try_into().unwrap();
+        let mask: &[u16; LANES] = FULL[LANES - n..][..LANES].try_into().unwrap();
+        row.iter().zip(mask).fold(0, |acc, (&s, &m)| acc | (s & m)) == 0
     }
 }
 
@@ -493,16 +506,17 @@ impl Game for Dakon {
         // Collect into a small array and copy once: cheaper than n pushes.
         let mut moves = [Pit(0); MAX_HOLES];
         let mut count = 0;
-        if state.turn == 0 {
-            for (k, &seeds) in state.board[..n].iter().enumerate() {
-                moves[count] = Pit((k + n) as u8);
-                count += (seeds != 0) as usize;
-            }
+        // Player 0's pits n..2n-1 are ring 0..n-1; player 1's pits 0..n-1
+        // are ring 2n down to n+1. One loop for both, no turn branch inside.
+        let (base, step, first_pit) = if state.turn == 0 {
+            (0isize, 1isize, n)
         } else {
-            for (i, &seeds) in state.board[n + 1..2 * n + 1].iter().rev().enumerate() {
-                moves[count] = Pit(i as u8);
-                count += (seeds != 0) as usize;
-            }
+            (2 * n as isize, -1isize, 0)
+        };
+        for i in 0..n.min(MAX_HOLES) {
+            let seeds = state.board[(base + step * i as isize) as usize];
+            moves[count] = Pit((i + first_pit) as u8);
+            count += (seeds != 0) as usize;
         }
         // A fixed-size copy then a cut: cheaper than a variable-length copy.
         out.extend_from_slice(&moves);
