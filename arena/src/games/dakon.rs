@@ -1226,6 +1226,35 @@ mod tests {
         assert_eq!(game(&[("holes", "9")]).parse_move("17"), Ok(Pit(17)));
     }
 
+    #[test]
+    fn effects_reach_the_referee_as_json() {
+        let g = new_game("dakon", &[]).unwrap();
+        let mut state = g.initial_state();
+        let json = state.play("10").unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({
+                "laps": 2, "nembak": 8, "mikul": 0, "bonus": false,
+                "end": null, "swept": [0, 0]
+            })
+        );
+        assert_eq!(
+            state.to_string(),
+            "pits=8,8,8,0,0,8,8,8,8,8,1,8,8,8 stores=9,0 turn=1 ply=1"
+        );
+        assert!(
+            state.play("10").is_err(),
+            "player 0's pit on player 1's turn"
+        );
+        assert!(state.play("x").is_err());
+        let mut end = g
+            .parse_state("pits=2,0,0,0,0,0,0,0,0,0,0,0,0,1 stores=50,45 turn=0 ply=40")
+            .unwrap();
+        assert_eq!(end.play("13").unwrap()["end"], "sweep");
+        let g = new_game("dakon", &[("max_plies".into(), "1".into())]).unwrap();
+        assert_eq!(g.initial_state().play("10").unwrap()["end"], "max_plies");
+    }
+
     // ---- parameters ----
 
     #[test]
