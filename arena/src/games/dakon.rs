@@ -26,6 +26,18 @@
 //! A state whose player to move has no seed while the other side still has
 //! seeds (an unswept natural end) is never reached and is refused by the
 //! parser, so every state has a single text and every text a single outcome.
+//!
+//! Decided here where the rules file is silent:
+//! - after a natural end, `turn` names the player who had no seed (after a
+//!   bonus move that emptied the mover's own side, the mover) and `ply`
+//!   counts the move that ended the game;
+//! - with `nembak_takes_lander=true` and an empty opposite pit nothing is
+//!   captured and the lander stays;
+//! - notation is canonical: decimal without sign or leading zeros, single
+//!   spaces, fields in the fixed order, no surrounding whitespace;
+//! - `seeds` is capped at [`MAX_SEEDS`]; `max_plies` may be up to `u32::MAX`;
+//!   a state at `ply == max_plies` is a finished game, `ply > max_plies` is
+//!   refused.
 
 use std::fmt::{self, Display};
 use std::str::FromStr;
