@@ -268,9 +268,18 @@ fn screenshots(bin: &Path) {
             } else {
                 r.moves.len() / 2
             };
-            // A ply whose mover sent info lines, so the picture shows them.
+            // A ply whose mover sent info lines, so the picture shows them,
+            // and for Latrunculi one that trapped a piece.
+            let shows = |p: usize| {
+                let m = &r.moves[p - 1];
+                let traps = m.effects["trapped"]
+                    .as_array()
+                    .is_some_and(|t| !t.is_empty());
+                !m.info.is_empty() && (game != "latrunculi" || traps)
+            };
             let ply = (target.max(1)..=r.moves.len())
-                .find(|&p| !r.moves[p - 1].info.is_empty())
+                .chain(1..target.max(1))
+                .find(|&p| shows(p))
                 .unwrap_or(target.max(1));
             shot(name, "1280,980", &format!("game={}&ply={ply}", r.index));
         }
