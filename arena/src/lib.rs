@@ -4,6 +4,10 @@
 //! Data flows one way: config -> schedule -> matches (referee + bots) ->
 //! game records -> ratings -> reports.
 
+pub mod bot;
 pub mod games;
+pub mod matchplay;
 pub mod playout;
+pub mod protocol;
 pub mod record;
+pub mod referee;
