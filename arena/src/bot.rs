@@ -682,11 +682,9 @@ impl Bot {
             return None;
         }
         loop {
-            let msg = tokio::time::timeout(Duration::ZERO, self.read_message(None)).await;
-            match msg {
-                Ok(Ok(FromBot::Empty)) => continue,
-                Ok(r) => return Some(r),
-                Err(_) => return None,
+            match poll_once(self.read_message(None)).await {
+                Some(Ok(FromBot::Empty)) => continue,
+                other => return other,
             }
         }
     }
@@ -762,6 +760,17 @@ impl Drop for Bot {
             // tokio's orphan queue reaps the leader.
         }
     }
+}
+
+/// Polls `fut` once: its output if it is ready at once, else `None` (the
+/// future is dropped; [`Bot::read_message`] is cancel-safe).
+async fn poll_once<F: std::future::Future>(fut: F) -> Option<F::Output> {
+    let mut fut = std::pin::pin!(fut);
+    std::future::poll_fn(|cx| match fut.as_mut().poll(cx) {
+        std::task::Poll::Ready(v) => std::task::Poll::Ready(Some(v)),
+        std::task::Poll::Pending => std::task::Poll::Ready(None),
+    })
+    .await
 }
 
 fn line_failure(e: LineError) -> BotFailure {
