@@ -9,5 +9,7 @@ pub mod games;
 pub mod matchplay;
 pub mod playout;
 pub mod protocol;
+pub mod rating;
 pub mod record;
 pub mod referee;
+pub mod report;
