@@ -738,7 +738,7 @@ mod tests {
                 "unknown message: hello",
             ),
             (
-                &["--mode", "early", "--after", "1"],
+                &["--mode", "double"],
                 Reason::Protocol,
                 "no `go` was pending",
             ),
