@@ -358,12 +358,14 @@ async fn play(
             info.push(format!("[arena: {dropped} more info lines dropped]"));
         }
         state_text = state.to_string();
-        // Both bots hear the move; the next mover gets it in the same write
-        // as its next position, the other one at once.
+        // Both bots hear the move. The opponent hears it at once (in the
+        // same write as its own `go` when it moves next); the mover's echo of
+        // its own move waits for its next `go` or `gameover`, which saves a
+        // write and a wake-up of a bot that learns nothing from it.
         let next = state.outcome().is_none().then(|| state.to_move());
         for (s, bot) in bots.iter_mut().enumerate() {
             bot.queue(&ToBot::Played { seat, mv: &mv });
-            if next != Some(s) && next.is_some() {
+            if s != seat && next.is_some() && next != Some(s) {
                 if let Err(f) = bot.flush().await {
                     return table.forfeit(s, f);
                 }
