@@ -642,7 +642,7 @@ impl Bot {
                         Ok(msg) => return Ok(msg),
                         Err(e) => line_failure(e),
                     },
-                    Err(ReadError::Eof { partial }) => self.exit_failure(partial),
+                    Err(ReadError::Eof { partial }) => self.exit_failure(partial).await,
                     Err(ReadError::Flood) => BotFailure::new(
                         Reason::Protocol,
                         "flooded its output (too many bytes for one decision)",
@@ -667,7 +667,7 @@ impl Bot {
                     continue;
                 }
                 _ = sleep => if self.exited {
-                    self.exit_failure(0)
+                    self.exit_failure(0).await
                 } else {
                     BotFailure::new(Reason::Timeout, "no answer in time")
                 },
@@ -689,9 +689,12 @@ impl Bot {
         }
     }
 
-    fn exit_failure(&mut self, partial: usize) -> BotFailure {
-        let status = match self.child.try_wait() {
-            Ok(Some(status)) => {
+    /// Describes a bot whose output ended: its exit status if it exits
+    /// within 100 ms (the pipe closes a moment before the process is gone).
+    async fn exit_failure(&mut self, partial: usize) -> BotFailure {
+        let wait = tokio::time::timeout(Duration::from_millis(100), self.child.wait());
+        let status = match wait.await {
+            Ok(Ok(status)) => {
                 self.exited = true;
                 describe_status(status)
             }

@@ -291,7 +291,7 @@ fn each_losing_reason_is_recorded() {
             "--mode slow --sleep-ms 150",
             &["--time", "400", "--inc", "0"],
             "timeout",
-            "no move within",
+            "ms (+50 ms margin)",
         ),
         (
             "crash",
