@@ -212,9 +212,11 @@ pub fn kill_all_live() {
     }
 }
 
-/// The number of bot process groups currently alive (for tests).
-pub fn live_count() -> usize {
-    LIVE.lock().unwrap_or_else(|e| e.into_inner()).len()
+/// Whether the bot process group `pgid` is still registered as alive.
+pub fn is_live(pgid: i32) -> bool {
+    LIVE.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .contains(&pgid)
 }
 
 // ---------------------------------------------------------------------------
