@@ -72,7 +72,7 @@ impl Game for Toy {
     fn legal_moves(&self, s: &ToyState, out: &mut Vec<u8>) {
         out.clear();
         if s.ply < PLIES {
-            let base = if s.ply % 2 == 0 { 7 } else { 0 };
+            let base = if s.ply.is_multiple_of(2) { 7 } else { 0 };
             out.extend(base..base + 7);
         }
     }

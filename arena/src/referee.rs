@@ -227,8 +227,8 @@ async fn play(
         });
         table.record.opening_plies += 1;
     }
-    for seat in 0..2 {
-        if let Err(f) = bots[seat].flush().await {
+    for (seat, bot) in bots.iter_mut().enumerate() {
+        if let Err(f) = bot.flush().await {
             return table.forfeit(seat, f);
         }
     }
