@@ -710,6 +710,17 @@ impl Bot {
         BotFailure::new(Reason::Crash, detail)
     }
 
+    /// Kills the whole group at once (no `quit`, no grace) and reaps the leader.
+    pub async fn kill(&mut self) {
+        if let Some(stdin) = self.stdin.take() {
+            drop(stdin);
+        }
+        self.failed
+            .get_or_insert(BotFailure::new(Reason::Crash, "killed"));
+        let _ = killpg(Pid::from_raw(self.pgid), Signal::SIGKILL);
+        self.shutdown().await;
+    }
+
     /// Ends the bot: `quit`, a grace period, SIGTERM to the group, a grace
     /// period, SIGKILL to the group; reaps the leader. Never hangs.
     pub async fn shutdown(&mut self) {

@@ -445,8 +445,7 @@ impl Player {
 pub async fn check_command(spec: &Arc<BotSpec>, limits: &Limits) -> Result<(), String> {
     match Bot::spawn(spec.clone(), limits, None) {
         Ok(mut bot) => {
-            bot.mark_failed(BotFailure::new(Reason::Crash, "start-up check only"));
-            bot.shutdown().await;
+            bot.kill().await;
             Ok(())
         }
         Err(e) => Err(format!(
