@@ -258,6 +258,8 @@ async fn play(
         // this move; a move nobody asked for is a protocol violation.
         let mut info = Vec::new();
         let mut dropped = 0usize;
+        // Output since the last decision counts towards this one's budget.
+        bot.set_output_budget(MAX_DECISION_BYTES);
         while let Some(msg) = bot.poll_message().await {
             match msg {
                 Ok(FromBot::Info(text)) => keep_info(&mut info, &mut dropped, &text),
@@ -299,7 +301,6 @@ async fn play(
         }
         let go_at = Instant::now();
         let deadline = limit.map(|l| go_at + l + tc.margin);
-        bot.set_output_budget(MAX_DECISION_BYTES);
 
         let (mv, answered_at) = loop {
             match bot.read_message(deadline).await {
