@@ -727,7 +727,7 @@ mod tests {
             (
                 &["--mode", "timeout"],
                 Reason::Timeout,
-                "no move within 300 ms",
+                "no move within 500 ms",
             ),
             (
                 &["--mode", "crash", "--after", "1"],
@@ -764,7 +764,7 @@ mod tests {
                 "exited with code 0",
             ),
             (
-                &["--mode", "slow", "--sleep-ms", "600"],
+                &["--mode", "slow", "--sleep-ms", "1000"],
                 Reason::Timeout,
                 "no move",
             ),
@@ -773,7 +773,7 @@ mod tests {
         let mut set = tokio::task::JoinSet::new();
         for (mode, reason, detail) in cases {
             set.spawn(async move {
-                let r = forfeit_of(mode, 300).await;
+                let r = forfeit_of(mode, 500).await;
                 assert_forfeit(&r, *reason, detail);
             });
         }
