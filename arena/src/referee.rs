@@ -845,4 +845,44 @@ mod tests {
         assert!(took < Duration::from_secs(2), "{took:?}");
         assert!(!alive(pid));
     }
+
+    #[tokio::test]
+    async fn the_game_clock_runs_down_and_gains_the_increment() {
+        let mut s = setup(9, 2000);
+        s.time = TimeControl {
+            movetime: None,
+            time: Some(Duration::from_millis(3000)),
+            inc: Duration::from_millis(100),
+            margin: Duration::from_millis(50),
+        };
+        let dir = std::env::temp_dir().join(format!("arena-clock-{}", std::process::id()));
+        s.log_dir = Some(dir.clone());
+        let r = game(&s, testbot("a", &[]), testbot("b", &[])).await;
+        assert_eq!(r.reason, Reason::Normal);
+        let log = std::fs::read_to_string(r.seats[0].log.as_ref().unwrap()).unwrap();
+        let gos: Vec<(u64, u64)> = log
+            .lines()
+            .filter_map(|l| l.strip_prefix("testbot: go "))
+            .map(|l| {
+                let field = |k: &str| -> u64 {
+                    l.split(' ')
+                        .find_map(|f| f.strip_prefix(k))
+                        .unwrap()
+                        .parse()
+                        .unwrap()
+                };
+                assert!(l.ends_with("inc=100 movetime=-"), "{l}");
+                (field("time="), field("opptime="))
+            })
+            .collect();
+        assert_eq!(gos[0], (3000, 3000));
+        // Seat 0 gets its clock back with the increment after each move
+        // (moves take well under 100 ms): the clock grows, never past
+        // start + increments.
+        for (k, &(time, opp)) in gos.iter().enumerate().skip(1) {
+            assert!(time > 3000 && time <= 3000 + 100 * k as u64, "{gos:?}");
+            assert!(opp > 3000 && opp <= 3000 + 100 * k as u64, "{gos:?}");
+        }
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }
