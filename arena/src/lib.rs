@@ -6,4 +6,6 @@
 
 pub mod games;
 pub mod playout;
+pub mod rating;
 pub mod record;
+pub mod report;
