@@ -161,6 +161,57 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
         }
     }
 
+    /// A node one ply above the leaves: children are evaluated one at a
+    /// time (PV move and killers first) so a cutoff saves the rest.
+    fn frontier(
+        &mut self,
+        state: &G::State,
+        me: Seat,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        on_pv: bool,
+    ) -> i32 {
+        self.game.legal_moves(state, &mut self.moves);
+        let mut moves = std::mem::take(&mut self.moves);
+        let pv_move = if on_pv { self.prev_pv.get(ply) } else { None };
+        let [k0, k1] = &self.killers[ply];
+        let mut front = 0;
+        for want in [pv_move, k0.as_ref(), k1.as_ref()].into_iter().flatten() {
+            if let Some(i) = moves[front..].iter().position(|m| m == want) {
+                moves.swap(front, front + i);
+                front += 1;
+            }
+        }
+        let mut best = -INF;
+        for mv in &moves {
+            self.nodes += 1;
+            let mut child = state.clone();
+            self.game.apply(&mut child, mv);
+            let v = match self.game.outcome(&child) {
+                Some(o) => terminal_score(&o, me, ply + 1),
+                None => self.game.evaluate(&child, me),
+            };
+            if v > best {
+                best = v;
+                if v > alpha {
+                    alpha = v;
+                    self.pv[ply].clear();
+                    self.pv[ply].push(mv.clone());
+                }
+            }
+            if alpha >= beta {
+                if self.killers[ply][0].as_ref() != Some(mv) {
+                    self.killers[ply][1] = self.killers[ply][0].take();
+                    self.killers[ply][0] = Some(mv.clone());
+                }
+                break;
+            }
+        }
+        self.moves = moves;
+        best
+    }
+
     /// Fail-soft negamax: the value of `state` (not over) for its mover.
     fn negamax(
         &mut self,
@@ -180,6 +231,9 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
         let me = self.game.to_move(state);
         if depth == 0 || ply >= MAX_DEPTH as usize {
             return self.game.evaluate(state, me);
+        }
+        if depth == 1 {
+            return self.frontier(state, me, alpha, beta, ply, on_pv);
         }
         let children = self.children(state, me, ply, on_pv);
         let pv_move = if on_pv {
