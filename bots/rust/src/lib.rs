@@ -16,6 +16,7 @@ pub mod cli;
 pub mod duel;
 pub mod eval;
 pub mod greedy;
+pub mod latrunculi;
 pub mod limits;
 pub mod mcts;
 pub mod protocol;
