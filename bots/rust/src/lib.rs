@@ -13,6 +13,7 @@
 pub mod algo;
 pub mod alphabeta;
 pub mod cli;
+pub mod dakon;
 pub mod duel;
 pub mod eval;
 pub mod greedy;
