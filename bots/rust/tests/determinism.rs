@@ -1,6 +1,7 @@
 //! Same seed and fixed limit, same game: tournaments of these bots replay
 //! exactly. Different seeds vary the play.
 
+use arena::games::dakon::Dakon;
 use arena::games::latrunculi::Latrunculi;
 use arena::games::Game;
 use arena_bots::alphabeta::AlphaBeta;
@@ -42,6 +43,11 @@ fn replays<G: Evaluate>(game: &G) {
     let a = play_game(game, &mut RandomBot, &mut RandomBot, 0, (1, 2), 7);
     let b = play_game(game, &mut RandomBot, &mut RandomBot, 0, (1, 2), 8);
     assert_ne!(a.moves, b.moves, "{}: game seeds should vary play", G::NAME);
+}
+
+#[test]
+fn dakon_same_seed_same_game() {
+    replays(&Dakon::from_params(&[]).unwrap());
 }
 
 #[test]

@@ -3,6 +3,7 @@
 //! Limits are tiny (test profile); the margins are still wide. Run with
 //! `cargo test -p arena-bots --test strength -- --nocapture` to see scores.
 
+use arena::games::dakon::Dakon;
 use arena::games::latrunculi::Latrunculi;
 use arena::games::Game;
 use arena_bots::algo::Algorithm;
@@ -34,8 +35,53 @@ fn check<G: Evaluate, A: Algorithm, B: Algorithm>(
     );
 }
 
+fn dakon() -> Dakon {
+    Dakon::from_params(&[]).unwrap()
+}
+
 fn latrunculi() -> Latrunculi {
     Latrunculi::from_params(&[]).unwrap()
+}
+
+#[test]
+fn dakon_alphabeta_beats_random() {
+    let mut ab = AlphaBeta::new(Some(2));
+    check(
+        &dakon(),
+        "alphabeta(depth 2) vs random",
+        &mut ab,
+        &mut RandomBot,
+        GAMES,
+        1,
+        0.9,
+    );
+}
+
+#[test]
+fn dakon_mcts_beats_random() {
+    let mut m = Mcts::new(Some(100));
+    check(
+        &dakon(),
+        "mcts(100 playouts) vs random",
+        &mut m,
+        &mut RandomBot,
+        GAMES,
+        2,
+        0.9,
+    );
+}
+
+#[test]
+fn dakon_greedy_beats_random() {
+    check(
+        &dakon(),
+        "greedy vs random",
+        &mut Greedy,
+        &mut RandomBot,
+        GAMES,
+        3,
+        0.7,
+    );
 }
 
 #[test]
@@ -83,6 +129,16 @@ fn latrunculi_greedy_beats_random() {
 /// games: these searches cost more).
 #[test]
 fn alphabeta_beats_greedy() {
+    let mut ab = AlphaBeta::new(Some(4));
+    check(
+        &dakon(),
+        "alphabeta(depth 4) vs greedy",
+        &mut ab,
+        &mut Greedy,
+        40,
+        7,
+        0.6,
+    );
     let mut ab = AlphaBeta::new(Some(2));
     check(
         &latrunculi(),
