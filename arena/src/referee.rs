@@ -876,12 +876,25 @@ mod tests {
             })
             .collect();
         assert_eq!(gos[0], (3000, 3000));
-        // Seat 0 gets its clock back with the increment after each move
-        // (moves take well under 100 ms): the clock grows, never past
-        // start + increments.
-        for (k, &(time, opp)) in gos.iter().enumerate().skip(1) {
-            assert!(time > 3000 && time <= 3000 + 100 * k as u64, "{gos:?}");
-            assert!(opp > 3000 && opp <= 3000 + 100 * k as u64, "{gos:?}");
+        // Before seat 0's k-th decision each side has made k moves: its
+        // clock is 3000 ms minus what those took plus 100 ms for each.
+        let used = |seat: Seat, k: usize| -> f64 {
+            r.moves
+                .iter()
+                .filter(|m| m.seat == seat)
+                .take(k)
+                .map(|m| m.ms)
+                .sum()
+        };
+        assert!(gos.len() >= 3, "{gos:?}");
+        for (k, &(time, opp)) in gos.iter().enumerate() {
+            for (seat, shown) in [(0, time), (1, opp)] {
+                let expected = 3000.0 + 100.0 * k as f64 - used(seat, k);
+                assert!(
+                    (shown as f64 - expected).abs() <= 1.0,
+                    "go {k}, seat {seat}: {shown} vs {expected}: {gos:?}"
+                );
+            }
         }
         let _ = std::fs::remove_dir_all(dir);
     }
