@@ -4,9 +4,13 @@
 //! Data flows one way: config -> schedule -> matches (referee + bots) ->
 //! game records -> ratings -> reports.
 
+pub mod bot;
 pub mod games;
+pub mod matchplay;
 pub mod play;
 pub mod playout;
+pub mod protocol;
 pub mod rating;
 pub mod record;
+pub mod referee;
 pub mod report;
