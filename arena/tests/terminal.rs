@@ -99,12 +99,6 @@ fn play_refuses_what_it_cannot_do_with_a_reason() {
     assert!(text(&out.stderr).contains("unknown game `no-such-game`"));
     let out = arena(&["play", "--game", "dakon"], "");
     assert!(text(&out.stderr).contains("give --human"));
-    let out = arena(
-        &["play", "--game", "dakon", "--human", "--bot", "x=./x"],
-        "",
-    );
-    assert!(!out.status.success());
-    assert!(text(&out.stderr).contains("--bot is not available yet"));
 }
 
 #[test]

@@ -36,9 +36,19 @@ pub struct PlayArgs {
     /// A game parameter as key=value (repeatable).
     #[arg(long = "param", value_name = "KEY=VALUE", value_parser = arena::games::parse_param)]
     pub params: Vec<(String, String)>,
-    /// A bot opponent as 'NAME=COMMAND ARGS...' (not available yet).
+    /// A bot opponent as 'NAME=COMMAND ARGS...' (argv split on spaces,
+    /// quotes group; no shell).
     #[arg(long, value_name = "NAME=COMMAND")]
-    pub bot: Vec<String>,
+    pub bot: Option<String>,
+    /// The person's seat against a bot (seat 0 moves first).
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=1))]
+    pub seat: u8,
+    /// The bot's limit per move, in ms.
+    #[arg(long, value_name = "MS", default_value_t = 1000)]
+    pub movetime: u64,
+    /// The game seed the bot is told in `newgame`.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
 }
 
 fn exit(command: &str, result: Result<(), String>) -> ExitCode {
@@ -112,22 +122,39 @@ pub fn play(args: PlayArgs) -> ExitCode {
 }
 
 fn play_game(args: &PlayArgs) -> Result<(), String> {
-    if !args.bot.is_empty() {
+    if !args.human {
         return Err(
-            "--bot is not available yet: playing against a bot needs the referee's bot runner"
+            "nothing to play: give --human (two people take turns at the prompt, \
+             or one against --bot)"
                 .into(),
         );
-    }
-    if !args.human {
-        return Err("nothing to play: give --human (two people take turns at the prompt)".into());
     }
     let game = arena::games::new_game(&args.game, &args.params).map_err(|e| e.to_string())?;
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let mut out = std::io::stdout();
-    match arena::play::play_humans(game.as_ref(), ["human", "human"], &mut input, &mut out)
-        .map_err(|e| e.to_string())?
-    {
+    let end = match &args.bot {
+        None => arena::play::play_humans(game.as_ref(), ["human", "human"], &mut input, &mut out),
+        Some(text) => {
+            let spec = arena::bot::BotSpec::parse(text)?;
+            let name = spec.name.clone();
+            let human = args.seat as usize;
+            let mut bot = super::bot_seat::BotSeat::start(
+                spec,
+                1 - human,
+                game.as_ref(),
+                args.seed,
+                std::time::Duration::from_millis(args.movetime),
+            )?;
+            let mut names = ["human", "human"];
+            names[1 - human] = &name;
+            let mut seats: [Option<&mut dyn arena::play::MoveSource>; 2] = [None, None];
+            seats[1 - human] = Some(&mut bot);
+            arena::play::play(game.as_ref(), names, seats, &mut input, &mut out)
+        }
+    }
+    .map_err(|e| e.to_string())?;
+    match end {
         arena::play::PlayEnd::Finished(_) | arena::play::PlayEnd::Forfeit { .. } => Ok(()),
         arena::play::PlayEnd::Abandoned => Err("game abandoned before the end".into()),
     }
