@@ -1,7 +1,8 @@
-//! End to end: render the report of a small tournament of real (random)
-//! games with `arena report`, load it in headless Chromium and check what a
-//! person would see: no script errors, every bot in the standings, and the
-//! replay viewer's board changing when stepped.
+//! End to end: render the report of real games with `arena report` (a small
+//! round robin of random games, and real `arena match`es between bot
+//! processes, rated with `arena ratings`), load it in headless Chromium and
+//! check what a person would see: no script errors, every bot in the
+//! standings, and the replay viewer's board changing when stepped.
 //!
 //! The page runs its own self-test when its address has `#selftest`: it
 //! steps the viewer with the arrow key and the buttons, compares the board's
@@ -326,4 +327,60 @@ fn report_with_ratings_csv_works_in_a_headless_browser() {
         return;
     };
     check_in_browser(&bin, &dir, &page, &records);
+}
+
+/// Runs the arena binary from the repository root; panics with its stderr
+/// when it fails.
+fn arena_ok(args: &[&str]) {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .current_dir(root)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "arena {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn report_of_a_real_arena_match_works_in_a_headless_browser() {
+    // The whole chain a person runs: bots play a match through the referee,
+    // arena ratings rates it, arena report draws it.
+    let arena = env!("CARGO_BIN_EXE_arena");
+    for game in ["dakon", "latrunculi"] {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("arena_match_{game}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        let out = dir.to_str().unwrap();
+        let first = format!("first={arena} bot-first");
+        arena_ok(&[
+            "match",
+            "--game",
+            game,
+            "--bot",
+            &first,
+            "--bot",
+            "random=python3 bots/test/testbot.py --mode random",
+            "--games",
+            "4",
+            "--out",
+            out,
+            "--quiet",
+        ]);
+        arena_ok(&["ratings", out]);
+        arena_ok(&["report", out]);
+        let records = arena::report::read_records(&dir.join("games.jsonl")).unwrap();
+        assert_eq!(records.len(), 4);
+        let page = dir.join("index.html");
+        assert!(std::fs::read_to_string(&page)
+            .unwrap()
+            .contains("Bradley-Terry Elo"));
+        let Some(bin) = require_chromium() else {
+            return;
+        };
+        check_in_browser(&bin, &dir, &page, &records);
+    }
 }
