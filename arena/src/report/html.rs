@@ -179,8 +179,8 @@ pub fn escape_html(text: &str) -> String {
     out
 }
 
-/// Renders the page for `records` (ratings read from `ratings_dir` when it
-/// holds a `ratings.csv`), titled `title`.
+/// Renders the page for `records`, titled `title`, with the standings and
+/// rating chart from `ratings` when given (else counted from the records).
 pub fn render_html(
     title: &str,
     records: &[GameRecord],
