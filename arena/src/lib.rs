@@ -4,6 +4,9 @@
 //! Data flows one way: config -> schedule -> matches (referee + bots) ->
 //! game records -> ratings -> reports.
 
+pub mod config;
 pub mod games;
 pub mod playout;
 pub mod record;
+pub mod schedule;
+pub mod tournament;
