@@ -4,9 +4,13 @@
 //! Data flows one way: config -> schedule -> matches (referee + bots) ->
 //! game records -> ratings -> reports.
 
+pub mod bot;
 pub mod config;
 pub mod games;
+pub mod matchplay;
 pub mod playout;
+pub mod protocol;
 pub mod record;
+pub mod referee;
 pub mod schedule;
 pub mod tournament;

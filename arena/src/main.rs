@@ -1,12 +1,279 @@
-use clap::Parser;
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+
+use arena::bot::{self, BotSpec, Limits};
+use arena::games;
+use arena::matchplay::{self, MatchConfig, Tally};
+use arena::record::GameRecord;
+use arena::referee::TimeControl;
 
 /// Referee and tournament harness for bot-versus-bot Dakon and Ludus latrunculorum.
 #[derive(Parser)]
 #[command(name = "arena", version)]
-struct Cli {}
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
 
-fn main() {
-    let _ = Cli::parse();
-    let names: Vec<&str> = arena::games::GAMES.iter().map(|(n, _)| *n).collect();
-    println!("games: {}", names.join(", "));
+#[derive(Subcommand)]
+enum Command {
+    /// Play N games between two bots, seats alternating, and record them.
+    Match(MatchArgs),
+    /// A built-in bot that plays the first legal move at once (for
+    /// benchmarks and tests; speaks the protocol on stdin/stdout).
+    #[command(hide = true)]
+    BotFirst,
+}
+
+#[derive(clap::Args)]
+struct MatchArgs {
+    /// The game: dakon or latrunculi.
+    #[arg(long)]
+    game: String,
+    /// A bot as NAME=COMMAND ARGS... (argv split on spaces, quotes group;
+    /// no shell). Give exactly two.
+    #[arg(long = "bot", value_name = "NAME=COMMAND")]
+    bots: Vec<String>,
+    /// A game parameter as key=value (repeatable).
+    #[arg(long = "param", value_name = "KEY=VALUE", value_parser = games::parse_param)]
+    params: Vec<(String, String)>,
+    /// Number of games (seats alternate; games 2k and 2k+1 share a seed).
+    #[arg(long, default_value_t = 2)]
+    games: u64,
+    /// Match seed: the games' seeds are drawn from it (ChaCha8).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Limit per decision, in ms (default 1000 when no --time is given).
+    #[arg(long, value_name = "MS")]
+    movetime: Option<u64>,
+    /// Game clock per side, in ms.
+    #[arg(long, value_name = "MS")]
+    time: Option<u64>,
+    /// Increment per move, in ms (with --time).
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    inc: u64,
+    /// Overrun tolerated before a bot loses on time, in ms.
+    #[arg(long, value_name = "MS", default_value_t = 50)]
+    margin: u64,
+    /// Time a bot has to answer `arena 1` with `ready`, in ms.
+    #[arg(long, value_name = "MS", default_value_t = 10_000)]
+    startup_ms: u64,
+    /// Keep bots running across games (they get `newgame` again) instead
+    /// of restarting them for every game.
+    #[arg(long)]
+    keep_bots: bool,
+    /// Output directory for games.jsonl, games.csv and logs/.
+    #[arg(long, default_value = "reports/match")]
+    out: PathBuf,
+    /// Print only the summary.
+    #[arg(long)]
+    quiet: bool,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        None => {
+            let names: Vec<&str> = games::GAMES.iter().map(|(n, _)| *n).collect();
+            println!("games: {}", names.join(", "));
+            println!("run `arena --help` for the commands");
+            ExitCode::SUCCESS
+        }
+        Some(Command::BotFirst) => bot_first(),
+        Some(Command::Match(args)) => match run_match(args) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("arena match: {e}");
+                ExitCode::from(2)
+            }
+        },
+    }
+}
+
+fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
+    let game = games::new_game(&args.game, &args.params).map_err(|e| e.to_string())?;
+    if args.bots.len() != 2 {
+        return Err(format!(
+            "give exactly two --bot NAME=COMMAND options (got {})",
+            args.bots.len()
+        ));
+    }
+    let a = BotSpec::parse(&args.bots[0])?;
+    let b = BotSpec::parse(&args.bots[1])?;
+    if a.name == b.name {
+        return Err(format!(
+            "both bots are named `{}`: give them different names",
+            a.name
+        ));
+    }
+    let movetime = match (args.movetime, args.time) {
+        (None, None) => Some(1000),
+        (m, _) => m,
+    };
+    if movetime == Some(0) || args.time == Some(0) {
+        return Err("--movetime and --time must be positive".into());
+    }
+    Ok(MatchConfig {
+        game: Arc::from(game),
+        bots: [Arc::new(a), Arc::new(b)],
+        games: args.games,
+        seed: args.seed,
+        time: TimeControl {
+            movetime: movetime.map(Duration::from_millis),
+            time: args.time.map(Duration::from_millis),
+            inc: Duration::from_millis(args.inc),
+            margin: Duration::from_millis(args.margin),
+        },
+        limits: Limits {
+            startup: Duration::from_millis(args.startup_ms),
+            ..Limits::default()
+        },
+        keep_bots: args.keep_bots,
+        out: args.out.clone(),
+    })
+}
+
+fn run_match(args: MatchArgs) -> Result<(), String> {
+    let config = match_config(&args)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the runtime: {e}"))?;
+    runtime.block_on(async {
+        tokio::spawn(kill_bots_on_signal());
+        let names = [config.bots[0].name.clone(), config.bots[1].name.clone()];
+        let total = config.games;
+        let quiet = args.quiet;
+        let tally = matchplay::run_match(&config, |record, _| {
+            if !quiet {
+                print_game(record, total);
+            }
+        })
+        .await?;
+        print_summary(&config, &names, &tally);
+        Ok(())
+    })
+}
+
+/// On SIGINT or SIGTERM: kill every bot process group, then exit.
+async fn kill_bots_on_signal() {
+    use tokio::signal::unix::{signal, SignalKind};
+    let (Ok(mut int), Ok(mut term)) = (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+    ) else {
+        return;
+    };
+    let code = tokio::select! {
+        _ = int.recv() => 130,
+        _ = term.recv() => 143,
+    };
+    bot::kill_all_live();
+    eprintln!("arena: interrupted; all bots killed");
+    std::process::exit(code);
+}
+
+fn print_game(r: &GameRecord, total: u64) {
+    let mut line = format!(
+        "game {}/{} seed={} {} vs {}: {} {} plies={} scores={}-{} {:.2}s",
+        r.index + 1,
+        total,
+        r.seed,
+        r.seats[0].name,
+        r.seats[1].name,
+        r.result,
+        r.reason,
+        r.moves.len(),
+        r.scores[0],
+        r.scores[1],
+        r.duration_ms as f64 / 1000.0,
+    );
+    if let Some(d) = &r.detail {
+        line.push_str(&format!(" ({}", d));
+        if let Some(s) = r.offender {
+            line.push_str(&format!(", by {}", r.seats[s].name));
+        }
+        line.push(')');
+    }
+    println!("{line}");
+}
+
+fn print_summary(config: &MatchConfig, names: &[String; 2], tally: &[Tally; 2]) {
+    println!(
+        "{} games of {} ({})",
+        tally[0].games(),
+        config.game.name(),
+        config
+            .game
+            .params()
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    for (name, t) in names.iter().zip(tally) {
+        let pct = if t.games() == 0 {
+            0.0
+        } else {
+            100.0 * t.score() / t.games() as f64
+        };
+        println!(
+            "  {name}: {}-{}-{} (W-D-L), score {}/{} = {pct:.1}%",
+            t.wins,
+            t.draws,
+            t.losses,
+            t.score(),
+            t.games()
+        );
+    }
+    println!(
+        "records: {} and {}",
+        config.out.join("games.jsonl").display(),
+        config.out.join("games.csv").display()
+    );
+}
+
+/// The built-in instant bot: answers `go` with the first move of the last
+/// `legal` line. Plain blocking I/O, a flush per answer.
+fn bot_first() -> ExitCode {
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let mut line = String::new();
+    let mut first = String::new();
+    loop {
+        line.clear();
+        match input.read_line(&mut line) {
+            Ok(0) | Err(_) => return ExitCode::SUCCESS,
+            Ok(_) => {}
+        }
+        let text = line.trim_end();
+        let (word, rest) = text.split_once(' ').unwrap_or((text, ""));
+        let reply = match word {
+            "arena" => Some(format_args!("ready arena-first\n").to_string()),
+            "legal" => {
+                first.clear();
+                first.push_str(rest.split(' ').next().unwrap_or(""));
+                None
+            }
+            "go" => Some(format!("move {first}\n")),
+            "quit" => return ExitCode::SUCCESS,
+            _ => None,
+        };
+        if let Some(reply) = reply {
+            if out
+                .write_all(reply.as_bytes())
+                .and_then(|_| out.flush())
+                .is_err()
+            {
+                return ExitCode::SUCCESS;
+            }
+        }
+    }
 }

@@ -1,0 +1,838 @@
+//! Bot processes: spawning (argv only, own process group, piped stdin and
+//! stdout, stderr drained into a capped log file), a capped line reader, the
+//! `arena 1`/`ready` handshake, deadline-aware reads, and kill escalation.
+//!
+//! Everything a bot does wrong comes back as a [`BotFailure`] (a game result
+//! for the referee), never as a panic. Only a command that cannot be started
+//! at all is an [`std::io::Error`] (a user mistake).
+//!
+//! No bot outlives its [`Bot`]: [`Bot::shutdown`] sends `quit`, waits a grace
+//! period, then SIGTERMs and finally SIGKILLs the whole process group and
+//! reaps the leader; dropping a `Bot` without shutting it down SIGKILLs the
+//! group at once. [`kill_all_live`] kills every bot group still alive (the
+//! CLI calls it on SIGINT/SIGTERM).
+
+use std::io::{self, Write as _};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use nix::sys::signal::{killpg, Signal};
+use nix::unistd::Pid;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+use crate::protocol::{self, FromBot, LineError, ToBot, MAX_LINE};
+use crate::record::Reason;
+
+/// How to start a bot: an argv list (never a shell line), with an optional
+/// working directory and extra environment variables.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BotSpec {
+    pub name: String,
+    pub command: Vec<String>,
+    pub cwd: Option<PathBuf>,
+    pub env: Vec<(String, String)>,
+}
+
+impl BotSpec {
+    pub fn new(name: impl Into<String>, command: Vec<String>) -> Self {
+        BotSpec {
+            name: name.into(),
+            command,
+            cwd: None,
+            env: Vec::new(),
+        }
+    }
+
+    /// Parses the command line form `NAME=COMMAND ARGS...`. Arguments are
+    /// split on whitespace; single or double quotes group words (no other
+    /// shell syntax: no variables, globs or pipes).
+    pub fn parse(text: &str) -> Result<BotSpec, String> {
+        let Some((name, command)) = text.split_once('=') else {
+            return Err(format!("bot `{text}`: expected NAME=COMMAND [ARGS...]"));
+        };
+        let name = name.trim();
+        if name.is_empty() || name.contains(char::is_whitespace) {
+            return Err(format!(
+                "bot `{text}`: the name before `=` must be one non-empty word"
+            ));
+        }
+        let command = split_words(command).map_err(|e| format!("bot `{text}`: {e}"))?;
+        if command.is_empty() {
+            return Err(format!("bot `{text}`: no command after `{name}=`"));
+        }
+        Ok(BotSpec::new(name, command))
+    }
+
+    /// The command as one readable line (for messages only).
+    pub fn command_line(&self) -> String {
+        self.command
+            .iter()
+            .map(|w| {
+                if w.is_empty() || w.contains(|c: char| c.is_whitespace() || c == '\'') {
+                    format!("{w:?}")
+                } else {
+                    w.clone()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// Splits `text` into words on whitespace, with '...' and "..." quoting.
+fn split_words(text: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut quote: Option<char> = None;
+    for c in text.chars() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => word.push(c),
+            None if c == '\'' || c == '"' => {
+                quote = Some(c);
+                in_word = true;
+            }
+            None if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            None => {
+                word.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if quote.is_some() {
+        return Err("unclosed quote".into());
+    }
+    if in_word {
+        words.push(word);
+    }
+    Ok(words)
+}
+
+/// What a bot did wrong: the game's losing reason and a readable detail
+/// (including the offending text, truncated).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BotFailure {
+    pub reason: Reason,
+    pub detail: String,
+}
+
+impl BotFailure {
+    pub fn new(reason: Reason, detail: impl Into<String>) -> Self {
+        BotFailure {
+            reason,
+            detail: detail.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for BotFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.reason, self.detail)
+    }
+}
+
+/// Why a bot could not be brought to `ready`.
+#[derive(Debug)]
+pub enum StartError {
+    /// The command could not be run at all (not found, not executable...).
+    Spawn { command: String, error: io::Error },
+    /// It started but failed before or during the handshake.
+    Failed(BotFailure),
+}
+
+impl std::fmt::Display for StartError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StartError::Spawn { command, error } => {
+                write!(f, "cannot start bot command `{command}`: {error}")
+            }
+            StartError::Failed(failure) => write!(f, "bot failed to start: {failure}"),
+        }
+    }
+}
+
+impl std::error::Error for StartError {}
+
+/// Limits on bot processes.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Time to answer `arena 1` with `ready`.
+    pub startup: Duration,
+    /// Time to exit after `quit` before SIGTERM, and after SIGTERM before SIGKILL.
+    pub grace: Duration,
+    /// Longest a write to a bot may block (a bot that stops reading its input).
+    pub write_stall: Duration,
+    /// Bytes of stderr kept per log file; the rest is read and discarded.
+    pub log_cap: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            startup: Duration::from_secs(10),
+            grace: Duration::from_millis(200),
+            write_stall: Duration::from_secs(5),
+            log_cap: 1 << 20,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Live process groups, for emergency cleanup.
+
+static LIVE: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+
+fn live_add(pgid: i32) {
+    LIVE.lock().unwrap_or_else(|e| e.into_inner()).push(pgid);
+}
+
+fn live_remove(pgid: i32) {
+    let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(i) = live.iter().position(|&p| p == pgid) {
+        live.swap_remove(i);
+    }
+}
+
+/// SIGKILLs every bot process group still alive. Safe to call from a signal
+/// handling task before the referee exits.
+pub fn kill_all_live() {
+    let live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
+    for &pgid in live.iter() {
+        let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
+    }
+}
+
+/// The number of bot process groups currently alive (for tests).
+pub fn live_count() -> usize {
+    LIVE.lock().unwrap_or_else(|e| e.into_inner()).len()
+}
+
+// ---------------------------------------------------------------------------
+// Line reader.
+
+/// Why no line could be read.
+#[derive(Debug)]
+pub enum ReadError {
+    /// End of output; `partial` holds bytes of an unfinished last line.
+    Eof {
+        partial: usize,
+    },
+    /// More than [`MAX_LINE`] bytes without a newline (the start of it).
+    TooLong(String),
+    /// More bytes than allowed (see [`LineReader::flood_at`]).
+    Flood,
+    Io(io::Error),
+}
+
+/// Reads `\n`-terminated lines with a fixed buffer: never holds more than
+/// about two maximal lines, so a bot flooding without newlines cannot make
+/// the referee buffer without bound. Cancel-safe: a cancelled
+/// [`LineReader::next_line`] loses nothing.
+pub struct LineReader<R> {
+    inner: R,
+    buf: Box<[u8]>,
+    start: usize,
+    end: usize,
+    /// Bytes in `buf[start..scanned]` hold no newline.
+    scanned: usize,
+    /// Every byte returned or consumed so far (lines with their newlines).
+    pub consumed: u64,
+    /// Returning a line that takes `consumed` past this is a [`ReadError::Flood`].
+    pub flood_at: u64,
+}
+
+const READ_BUF: usize = 2 * (MAX_LINE + 2);
+
+impl<R: AsyncRead + Unpin> LineReader<R> {
+    pub fn new(inner: R) -> Self {
+        LineReader {
+            inner,
+            buf: vec![0; READ_BUF].into_boxed_slice(),
+            start: 0,
+            end: 0,
+            scanned: 0,
+            consumed: 0,
+            flood_at: u64::MAX,
+        }
+    }
+
+    /// A complete line already in the buffer, without its `\n`.
+    fn buffered_line(&mut self) -> Option<Result<(usize, usize), ReadError>> {
+        let from = self.scanned.max(self.start);
+        match memchr(b'\n', &self.buf[from..self.end]) {
+            Some(i) => {
+                let (s, e) = (self.start, from + i);
+                if self.consumed + (e + 1 - s) as u64 > self.flood_at {
+                    return Some(Err(ReadError::Flood));
+                }
+                self.start = e + 1;
+                self.scanned = self.start;
+                self.consumed += (e + 1 - s) as u64;
+                Some(Ok((s, e)))
+            }
+            None => {
+                self.scanned = self.end;
+                if self.end - self.start > MAX_LINE + 1 {
+                    let shown = protocol::show_bytes(&self.buf[self.start..self.end]);
+                    Some(Err(ReadError::TooLong(shown)))
+                } else {
+                    None
+                }
+            }
+        }
+    }
+
+    /// The next line, without its `\n` (a `\r` is left for the parser).
+    pub async fn next_line(&mut self) -> Result<&[u8], ReadError> {
+        loop {
+            match self.buffered_line() {
+                Some(Ok((s, e))) => return Ok(&self.buf[s..e]),
+                Some(Err(err)) => return Err(err),
+                None => {}
+            }
+            if self.start == self.end {
+                self.start = 0;
+                self.end = 0;
+                self.scanned = 0;
+            } else if self.end == self.buf.len() || self.start > self.buf.len() / 2 {
+                self.buf.copy_within(self.start..self.end, 0);
+                self.end -= self.start;
+                self.scanned -= self.start;
+                self.start = 0;
+            }
+            let n = match self.inner.read(&mut self.buf[self.end..]).await {
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(ReadError::Io(e)),
+            };
+            if n == 0 {
+                return Err(ReadError::Eof {
+                    partial: self.end - self.start,
+                });
+            }
+            self.end += n;
+        }
+    }
+}
+
+fn memchr(needle: u8, haystack: &[u8]) -> Option<usize> {
+    haystack.iter().position(|&b| b == needle)
+}
+
+// ---------------------------------------------------------------------------
+// Stderr log.
+
+/// Where a bot's stderr goes: a file, capped; bytes beyond the cap (or with
+/// no file) are read and dropped so the bot never blocks on stderr.
+#[derive(Debug, Default)]
+struct LogSink {
+    file: Option<std::fs::File>,
+    written: u64,
+    cap: u64,
+    noted: bool,
+}
+
+impl LogSink {
+    fn write(&mut self, data: &[u8]) {
+        let Some(file) = self.file.as_mut() else {
+            return;
+        };
+        let room = self.cap.saturating_sub(self.written);
+        let take = (data.len() as u64).min(room) as usize;
+        if take > 0 && file.write_all(&data[..take]).is_ok() {
+            self.written += take as u64;
+        }
+        if take < data.len() && !self.noted {
+            self.noted = true;
+            let _ = writeln!(
+                file,
+                "\n[arena: log capped at {} bytes; the rest was discarded]",
+                self.cap
+            );
+        }
+    }
+}
+
+fn spawn_drain(
+    mut stderr: tokio::process::ChildStderr,
+    sink: Arc<Mutex<LogSink>>,
+) -> JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut buf = vec![0u8; 16 * 1024];
+        loop {
+            match stderr.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => sink
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .write(&buf[..n]),
+            }
+        }
+    })
+}
+
+// ---------------------------------------------------------------------------
+// The bot.
+
+/// One running bot process (and its process group).
+pub struct Bot {
+    pub spec: Arc<BotSpec>,
+    child: Child,
+    pgid: i32,
+    stdin: Option<ChildStdin>,
+    reader: LineReader<ChildStdout>,
+    log: Arc<Mutex<LogSink>>,
+    log_path: Option<PathBuf>,
+    drain: Option<JoinHandle<()>>,
+    out: Vec<u8>,
+    limits: Limits,
+    /// What the bot answered after `ready`.
+    pub ready_text: String,
+    /// Set by the first failure; a failed bot is not used again.
+    failed: Option<BotFailure>,
+    exited: bool,
+    done: bool,
+}
+
+impl std::fmt::Debug for Bot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Bot")
+            .field("name", &self.spec.name)
+            .field("pgid", &self.pgid)
+            .field("failed", &self.failed)
+            .finish()
+    }
+}
+
+impl Bot {
+    /// Starts the process only (no handshake). An error here means the
+    /// command cannot be run at all. Must be called within a tokio runtime.
+    pub fn spawn(spec: Arc<BotSpec>, limits: &Limits, log: Option<&Path>) -> io::Result<Bot> {
+        let Some((program, args)) = spec.command.split_first() else {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, "empty command"));
+        };
+        let mut cmd = Command::new(program);
+        cmd.args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(false);
+        if let Some(dir) = &spec.cwd {
+            cmd.current_dir(dir);
+        }
+        for (k, v) in &spec.env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn()?;
+        let pid = child.id().map(|p| p as i32).unwrap_or(0);
+        live_add(pid);
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let stderr = child.stderr.take().expect("stderr is piped");
+        let log_sink = Arc::new(Mutex::new(LogSink {
+            cap: limits.log_cap,
+            ..LogSink::default()
+        }));
+        let drain = spawn_drain(stderr, log_sink.clone());
+        let mut bot = Bot {
+            spec,
+            child,
+            pgid: pid,
+            stdin,
+            reader: LineReader::new(stdout),
+            log: log_sink,
+            log_path: None,
+            drain: Some(drain),
+            out: Vec::with_capacity(4096),
+            limits: limits.clone(),
+            ready_text: String::new(),
+            failed: None,
+            exited: false,
+            done: false,
+        };
+        bot.set_log(log);
+        Ok(bot)
+    }
+
+    /// Spawns the bot and waits for `ready` (within `limits.startup`).
+    pub async fn start(
+        spec: Arc<BotSpec>,
+        limits: &Limits,
+        log: Option<&Path>,
+    ) -> Result<Bot, StartError> {
+        let mut bot = Bot::spawn(spec.clone(), limits, log).map_err(|error| StartError::Spawn {
+            command: spec.command_line(),
+            error,
+        })?;
+        match bot.handshake().await {
+            Ok(()) => Ok(bot),
+            Err(failure) => {
+                bot.shutdown().await;
+                Err(StartError::Failed(failure))
+            }
+        }
+    }
+
+    /// Sends `arena 1` and waits for `ready`.
+    pub async fn handshake(&mut self) -> Result<(), BotFailure> {
+        self.send(&[ToBot::Hello]).await?;
+        let deadline = Instant::now() + self.limits.startup;
+        loop {
+            match self.read_message(Some(deadline)).await {
+                Ok(FromBot::Ready(text)) => {
+                    self.ready_text = protocol::truncate(&text, protocol::SHOW);
+                    return Ok(());
+                }
+                Ok(FromBot::Info(_)) | Ok(FromBot::Empty) => {}
+                Ok(FromBot::Move(mv)) => {
+                    return Err(self.fail(BotFailure::new(
+                        Reason::Protocol,
+                        format!(
+                            "`move {}` before `ready`",
+                            protocol::truncate(&mv, protocol::SHOW)
+                        ),
+                    )))
+                }
+                Err(mut failure) => {
+                    if failure.reason == Reason::Timeout {
+                        failure.detail = format!(
+                            "no `ready` within {} ms of `arena 1`",
+                            self.limits.startup.as_millis()
+                        );
+                    }
+                    return Err(failure);
+                }
+            }
+        }
+    }
+
+    /// Directs the bot's stderr to a new log file (created or truncated), or
+    /// nowhere. Used per game; kept bots switch files between games.
+    pub fn set_log(&mut self, path: Option<&Path>) {
+        let mut sink = self.log.lock().unwrap_or_else(|e| e.into_inner());
+        sink.file = path.and_then(|p| {
+            if let Some(dir) = p.parent() {
+                let _ = std::fs::create_dir_all(dir);
+            }
+            std::fs::File::create(p).ok()
+        });
+        sink.written = 0;
+        sink.noted = false;
+        self.log_path = sink.file.as_ref().and(path.map(Path::to_path_buf));
+    }
+
+    /// The current stderr log file, if any.
+    pub fn log_path(&self) -> Option<&Path> {
+        self.log_path.as_deref()
+    }
+
+    pub fn pid(&self) -> i32 {
+        self.pgid
+    }
+
+    /// The failure that made this bot unusable, if any.
+    pub fn failure(&self) -> Option<&BotFailure> {
+        self.failed.as_ref()
+    }
+
+    fn fail(&mut self, failure: BotFailure) -> BotFailure {
+        if self.failed.is_none() {
+            self.failed = Some(failure.clone());
+        }
+        failure
+    }
+
+    /// Appends a message to the output buffer; [`Bot::flush`] writes it.
+    pub fn queue(&mut self, msg: &ToBot<'_>) {
+        msg.write_to(&mut self.out);
+    }
+
+    /// Writes the messages in one write (a line each) and flushes.
+    pub async fn send(&mut self, msgs: &[ToBot<'_>]) -> Result<(), BotFailure> {
+        for m in msgs {
+            m.write_to(&mut self.out);
+        }
+        self.flush().await
+    }
+
+    /// Writes everything queued in one write and flushes. A bot that does
+    /// not take its input within `limits.write_stall` loses on time.
+    pub async fn flush(&mut self) -> Result<(), BotFailure> {
+        let stall = self.limits.write_stall;
+        self.flush_within(stall).await
+    }
+
+    /// [`Bot::flush`] with a custom stall limit.
+    pub async fn flush_within(&mut self, stall: Duration) -> Result<(), BotFailure> {
+        let Some(stdin) = self.stdin.as_mut() else {
+            self.out.clear();
+            return Err(self.fail(BotFailure::new(Reason::Crash, "input already closed")));
+        };
+        let write = async {
+            stdin.write_all(&self.out).await?;
+            stdin.flush().await
+        };
+        let result = tokio::time::timeout(stall, write).await;
+        self.out.clear();
+        match result {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => {
+                let detail = if e.kind() == io::ErrorKind::BrokenPipe {
+                    "closed its input (exited?)".to_string()
+                } else {
+                    format!("writing to the bot failed: {e}")
+                };
+                Err(self.fail(BotFailure::new(Reason::Crash, detail)))
+            }
+            Err(_) => Err(self.fail(BotFailure::new(
+                Reason::Timeout,
+                format!("did not read its input for {} ms", stall.as_millis()),
+            ))),
+        }
+    }
+
+    /// Marks the bot as failed (e.g. after an illegal move) so that it is not
+    /// used for another game.
+    pub fn mark_failed(&mut self, failure: BotFailure) {
+        self.fail(failure);
+    }
+
+    /// From now on, more than `bytes` further bytes of output before the next
+    /// call is a flood (a protocol violation).
+    pub fn set_output_budget(&mut self, bytes: u64) {
+        self.reader.flood_at = self.reader.consumed.saturating_add(bytes);
+    }
+
+    /// Bytes of output read from the bot so far (lines with newlines).
+    pub fn bytes_read(&self) -> u64 {
+        self.reader.consumed
+    }
+
+    /// Reads the next non-empty message, waiting until `deadline` (`None`:
+    /// no limit). Notices the bot's exit even if a child keeps its output
+    /// open.
+    pub async fn read_message(&mut self, deadline: Option<Instant>) -> Result<FromBot, BotFailure> {
+        if let Some(f) = &self.failed {
+            return Err(f.clone());
+        }
+        let mut deadline = deadline;
+        loop {
+            let sleep = async {
+                match deadline {
+                    Some(d) => tokio::time::sleep_until(d).await,
+                    None => std::future::pending().await,
+                }
+            };
+            let failure: BotFailure = tokio::select! {
+                biased;
+                line = self.reader.next_line() => match line {
+                    Ok(raw) => match protocol::parse_bytes(raw) {
+                        Ok(FromBot::Empty) => continue,
+                        Ok(msg) => return Ok(msg),
+                        Err(e) => line_failure(e),
+                    },
+                    Err(ReadError::Eof { partial }) => self.exit_failure(partial),
+                    Err(ReadError::Flood) => BotFailure::new(
+                        Reason::Protocol,
+                        "flooded its output (too many bytes for one decision)",
+                    ),
+                    Err(ReadError::TooLong(start)) => BotFailure::new(
+                        Reason::Protocol,
+                        format!("line longer than {MAX_LINE} bytes: {start}"),
+                    ),
+                    Err(ReadError::Io(e)) => BotFailure::new(
+                        Reason::Crash,
+                        format!("reading the bot's output failed: {e}"),
+                    ),
+                },
+                status = self.child.wait(), if !self.exited => {
+                    // The leader exited: give a complete last line a moment
+                    // to arrive, then call it a crash (a child may hold the
+                    // pipe open forever).
+                    self.exited = true;
+                    let _ = status;
+                    let soon = Instant::now() + Duration::from_millis(100);
+                    deadline = Some(deadline.map_or(soon, |d| d.min(soon)));
+                    continue;
+                }
+                _ = sleep => if self.exited {
+                    self.exit_failure(0)
+                } else {
+                    BotFailure::new(Reason::Timeout, "no answer in time")
+                },
+            };
+            return Err(self.fail(failure));
+        }
+    }
+
+    /// Returns a message only if one is already readable, without waiting.
+    pub async fn poll_message(&mut self) -> Option<Result<FromBot, BotFailure>> {
+        if self.failed.is_some() {
+            return None;
+        }
+        loop {
+            let msg = tokio::time::timeout(Duration::ZERO, self.read_message(None)).await;
+            match msg {
+                Ok(Ok(FromBot::Empty)) => continue,
+                Ok(r) => return Some(r),
+                Err(_) => return None,
+            }
+        }
+    }
+
+    fn exit_failure(&mut self, partial: usize) -> BotFailure {
+        let status = match self.child.try_wait() {
+            Ok(Some(status)) => {
+                self.exited = true;
+                describe_status(status)
+            }
+            _ => "closed its output".to_string(),
+        };
+        let detail = if partial > 0 {
+            format!("{status} (after an unfinished line of {partial} bytes)")
+        } else {
+            status
+        };
+        BotFailure::new(Reason::Crash, detail)
+    }
+
+    /// Ends the bot: `quit`, a grace period, SIGTERM to the group, a grace
+    /// period, SIGKILL to the group; reaps the leader. Never hangs.
+    pub async fn shutdown(&mut self) {
+        if self.done {
+            return;
+        }
+        let grace = self.limits.grace;
+        if let Some(mut stdin) = self.stdin.take() {
+            if self.failed.is_none() {
+                let _ = tokio::time::timeout(grace, stdin.write_all(b"quit\n")).await;
+            }
+            drop(stdin); // EOF for bots that read until it
+        }
+        let pgid = Pid::from_raw(self.pgid);
+        let mut reaped = self.exited && matches!(self.child.try_wait(), Ok(Some(_)));
+        if !reaped {
+            reaped = tokio::time::timeout(grace, self.child.wait()).await.is_ok();
+        }
+        if !reaped {
+            let _ = killpg(pgid, Signal::SIGTERM);
+            reaped = tokio::time::timeout(grace, self.child.wait()).await.is_ok();
+        }
+        // Whatever is left of the group (children of the bot included) dies now.
+        let _ = killpg(pgid, Signal::SIGKILL);
+        if !reaped {
+            let _ = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await;
+        }
+        if let Some(drain) = self.drain.take() {
+            // Let the last stderr bytes reach the log, unless something
+            // outside the group holds the pipe.
+            let abort = drain.abort_handle();
+            if tokio::time::timeout(Duration::from_millis(100), drain)
+                .await
+                .is_err()
+            {
+                abort.abort();
+            }
+        }
+        live_remove(self.pgid);
+        self.done = true;
+    }
+}
+
+impl Drop for Bot {
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = killpg(Pid::from_raw(self.pgid), Signal::SIGKILL);
+            let _ = self.child.start_kill();
+            if let Some(drain) = self.drain.take() {
+                drain.abort();
+            }
+            live_remove(self.pgid);
+            // tokio's orphan queue reaps the leader.
+        }
+    }
+}
+
+fn line_failure(e: LineError) -> BotFailure {
+    let reason = Reason::Protocol;
+    BotFailure::new(reason, e.to_string())
+}
+
+fn describe_status(status: std::process::ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("exited with code {code}"),
+        (None, Some(sig)) => format!(
+            "killed by signal {sig}{}",
+            Signal::try_from(sig)
+                .map(|s| format!(" ({s})"))
+                .unwrap_or_default()
+        ),
+        _ => "exited".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bot_specs_parse_name_and_argv() {
+        let spec = BotSpec::parse("first=python3 bots/test/testbot.py --mode first").unwrap();
+        assert_eq!(spec.name, "first");
+        assert_eq!(
+            spec.command,
+            ["python3", "bots/test/testbot.py", "--mode", "first"]
+        );
+        let spec = BotSpec::parse("q=prog 'two words' \"x y\" a=b").unwrap();
+        assert_eq!(spec.command, ["prog", "two words", "x y", "a=b"]);
+        assert!(BotSpec::parse("nocommand").is_err());
+        assert!(BotSpec::parse("=prog").is_err());
+        assert!(BotSpec::parse("name=").is_err());
+        assert!(BotSpec::parse("name=prog 'open").is_err());
+    }
+
+    #[tokio::test]
+    async fn line_reader_splits_caps_and_reports_eof() {
+        let data: &[u8] = b"one\r\ntwo\n\nthree";
+        let mut r = LineReader::new(data);
+        assert_eq!(r.next_line().await.unwrap(), b"one\r");
+        assert_eq!(r.next_line().await.unwrap(), b"two");
+        assert_eq!(r.next_line().await.unwrap(), b"");
+        assert!(matches!(
+            r.next_line().await,
+            Err(ReadError::Eof { partial: 5 })
+        ));
+
+        let mut big = vec![b'a'; MAX_LINE];
+        big.push(b'\n');
+        big.extend(vec![b'b'; 3 * MAX_LINE]);
+        let mut r = LineReader::new(&big[..]);
+        assert_eq!(r.next_line().await.unwrap().len(), MAX_LINE);
+        assert!(matches!(r.next_line().await, Err(ReadError::TooLong(_))));
+    }
+
+    #[tokio::test]
+    async fn line_reader_handles_many_small_lines_across_refills() {
+        let mut data = Vec::new();
+        for i in 0..50_000 {
+            data.extend(format!("info {i}\n").as_bytes());
+        }
+        let mut r = LineReader::new(&data[..]);
+        for i in 0..50_000 {
+            assert_eq!(r.next_line().await.unwrap(), format!("info {i}").as_bytes());
+        }
+        assert_eq!(r.consumed, data.len() as u64);
+    }
+}
