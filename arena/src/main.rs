@@ -24,6 +24,10 @@ struct Cli {
 enum Command {
     /// Play N games between two bots, seats alternating, and record them.
     Match(MatchArgs),
+    /// Run a tournament from a TOML config; results go to reports/<name>/.
+    Tournament(arena::cli_tournament::TournamentArgs),
+    /// Combine the run directories of shards into one report.
+    Merge(arena::cli_tournament::MergeArgs),
     /// A built-in bot that plays the first legal move at once (for
     /// benchmarks and tests; speaks the protocol on stdin/stdout).
     #[command(hide = true)]
@@ -85,6 +89,8 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Some(Command::BotFirst) => bot_first(),
+        Some(Command::Tournament(args)) => arena::cli_tournament::tournament(args),
+        Some(Command::Merge(args)) => arena::cli_tournament::merge(args),
         Some(Command::Match(args)) => match run_match(args) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {

@@ -13,6 +13,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::config::FormatKind;
+use crate::games::AnyGame;
 
 /// One game to play.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -91,6 +92,34 @@ pub fn schedule(
         }
     }
     jobs
+}
+
+/// The random opening of a game seed: `plies` moves drawn uniformly from
+/// the legal moves with ChaCha8 seeded from `seed` (mixed with a constant, so
+/// it differs from the stream a bot seeds with the same number). Moves that
+/// would end the game are avoided; the opening stops early if every move
+/// would. Both games of a pair share the seed, so they share the opening.
+pub fn random_opening(game: &dyn AnyGame, seed: u64, plies: u32) -> Vec<String> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x6f70_656e_696e_6773);
+    let mut state = game.initial_state();
+    let mut moves = Vec::new();
+    for _ in 0..plies {
+        let candidates: Vec<String> = state
+            .legal_moves()
+            .into_iter()
+            .filter(|mv| {
+                let mut next = state.clone();
+                next.play(mv).is_ok() && next.outcome().is_none()
+            })
+            .collect();
+        if candidates.is_empty() {
+            break;
+        }
+        let mv = candidates[rng.random_range(0..candidates.len())].clone();
+        state.play(&mv).expect("a legal move plays");
+        moves.push(mv);
+    }
+    moves
 }
 
 /// `K/N`: the K-th of N shards (K counts from 1). A shard plays the games
@@ -196,6 +225,25 @@ mod tests {
         let jobs = schedule(FormatKind::Gauntlet, 4, Some(2), 2, 9);
         assert_eq!(jobs.len(), 3 * 2);
         assert!(jobs.iter().all(|j| j.seats.contains(&2)));
+    }
+
+    #[test]
+    fn random_openings_are_legal_seeded_and_avoid_the_end() {
+        let game =
+            crate::config::tests::test_games("nim", &[("stones".into(), "6".into())]).unwrap();
+        let a = random_opening(&*game, 17, 3);
+        assert_eq!(a, random_opening(&*game, 17, 3));
+        assert_eq!(a.len(), 3);
+        let mut state = game.initial_state();
+        for mv in &a {
+            state.play(mv).unwrap();
+        }
+        assert!(state.outcome().is_none());
+        let openings: std::collections::BTreeSet<Vec<String>> =
+            (0..20).map(|s| random_opening(&*game, s, 3)).collect();
+        assert!(openings.len() > 1, "the seed chooses the opening");
+        // 6 stones: at most 5 can go without ending the game.
+        assert!(random_opening(&*game, 3, 10).len() <= 5);
     }
 
     #[test]

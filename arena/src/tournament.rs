@@ -384,8 +384,8 @@ async fn drive<P: Player>(
 ) -> Result<(), DriveStop> {
     let mut set = tokio::task::JoinSet::new();
     let mut jobs = jobs.into_iter();
-    let ctrl_c = tokio::signal::ctrl_c();
-    tokio::pin!(ctrl_c);
+    let stop = stop_signal();
+    tokio::pin!(stop);
     let handle = |res: Result<(GameJob, Result<GameRecord, String>), tokio::task::JoinError>|
      -> Result<(), DriveStop> {
         let (job, rec) = match res {
@@ -436,7 +436,7 @@ async fn drive<P: Player>(
                     return Err(e);
                 }
             }
-            _ = &mut ctrl_c => {
+            _ = &mut stop => {
                 set.abort_all();
                 while let Some(res) = set.join_next().await {
                     // Games that finished while stopping are kept.
@@ -447,6 +447,23 @@ async fn drive<P: Player>(
                 return Err(DriveStop::Interrupted);
             }
         }
+    }
+}
+
+/// Resolves on SIGINT (Ctrl-C) or SIGTERM (a cluster scheduler stopping the job).
+async fn stop_signal() {
+    use tokio::signal::unix::{signal, SignalKind};
+    match (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+    ) {
+        (Ok(mut int), Ok(mut term)) => {
+            tokio::select! {
+                _ = int.recv() => {}
+                _ = term.recv() => {}
+            }
+        }
+        _ => std::future::pending().await,
     }
 }
 
@@ -780,6 +797,52 @@ impl Progress {
         if let Some(bar) = &self.bar {
             bar.finish();
         }
+    }
+}
+
+/// Plays scheduled games with the referee: fresh bot processes for every
+/// game, the random opening drawn from the game seed.
+pub struct RefereePlayer {
+    pub game: Arc<dyn crate::games::AnyGame>,
+    /// In config order (a job's `seats` index this).
+    pub bots: Vec<Arc<crate::bot::BotSpec>>,
+    /// The bots' commands as written in the config, for the records (the
+    /// specs may hold resolved paths).
+    pub commands: Vec<Vec<String>>,
+    pub time: crate::referee::TimeControl,
+    pub limits: crate::bot::Limits,
+    pub opening_plies: u32,
+    /// The run directory: bots' stderr logs go to `logs/` in it, and records
+    /// name them relative to it.
+    pub run_dir: PathBuf,
+}
+
+impl Player for RefereePlayer {
+    async fn play(&self, job: GameJob) -> Result<GameRecord, String> {
+        use crate::referee::{self, GameSetup};
+        let setup = GameSetup {
+            game: self.game.clone(),
+            index: job.index,
+            round: job.round,
+            pair: job.pair,
+            seed: job.seed,
+            opening: schedule::random_opening(&*self.game, job.seed, self.opening_plies),
+            time: self.time,
+            log_dir: Some(self.run_dir.join("logs")),
+        };
+        let mut p0 = referee::Player::new(self.bots[job.seats[0]].clone());
+        let mut p1 = referee::Player::new(self.bots[job.seats[1]].clone());
+        let mut rec = referee::run_game(&setup, [&mut p0, &mut p1], false, &self.limits).await;
+        for (seat, &bot) in job.seats.iter().enumerate() {
+            let s = &mut rec.seats[seat];
+            s.command = self.commands[bot].clone();
+            if let Some(log) = &s.log {
+                if let Ok(rel) = Path::new(log).strip_prefix(&self.run_dir) {
+                    s.log = Some(rel.display().to_string());
+                }
+            }
+        }
+        Ok(rec)
     }
 }
 
