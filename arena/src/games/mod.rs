@@ -10,6 +10,8 @@ use std::fmt::{self, Debug, Display};
 
 use serde::Serialize;
 
+pub mod dakon;
+
 /// A seat at the table. Seat 0 moves first in both games.
 pub type Seat = usize;
 
@@ -241,7 +243,7 @@ fn construct<G: Game>(params: &[(String, String)]) -> Result<Box<dyn AnyGame>, P
 }
 
 /// The registry: every game arena knows, by wire name. Add a game here.
-pub const GAMES: &[(&str, Constructor)] = &[];
+pub const GAMES: &[(&str, Constructor)] = &[(dakon::Dakon::NAME, construct::<dakon::Dakon>)];
 
 /// Builds a game by its wire name from `key=value` parameters.
 pub fn new_game(name: &str, params: &[(String, String)]) -> Result<Box<dyn AnyGame>, ParamError> {
