@@ -6,6 +6,8 @@
 //! game is added by writing one module that implements [`Game`] and adding one
 //! line to [`GAMES`].
 
+pub mod latrunculi;
+
 use std::fmt::{self, Debug, Display};
 
 use serde::Serialize;
@@ -243,7 +245,13 @@ fn construct<G: Game>(params: &[(String, String)]) -> Result<Box<dyn AnyGame>, P
 }
 
 /// The registry: every game arena knows, by wire name. Add a game here.
-pub const GAMES: &[(&str, Constructor)] = &[(dakon::Dakon::NAME, construct::<dakon::Dakon>)];
+pub const GAMES: &[(&str, Constructor)] = &[
+    (dakon::Dakon::NAME, construct::<dakon::Dakon>),
+    (
+        latrunculi::Latrunculi::NAME,
+        construct::<latrunculi::Latrunculi>,
+    ),
+];
 
 /// Builds a game by its wire name from `key=value` parameters.
 pub fn new_game(name: &str, params: &[(String, String)]) -> Result<Box<dyn AnyGame>, ParamError> {
