@@ -1,0 +1,7 @@
+//! One-ply lookahead with the per-game evaluation.
+use arena_bots::{cli, greedy::Greedy, protocol};
+
+fn main() -> std::io::Result<()> {
+    let args = cli::from_env("arena-greedy", &[]);
+    protocol::run_stdio(protocol::Bot::new(Greedy, args.seed))
+}
