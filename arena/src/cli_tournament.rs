@@ -15,10 +15,12 @@ use crate::tournament::{self, ProgressMode, RefereePlayer, RunOptions, Tournamen
 /// `arena tournament CONFIG`.
 #[derive(clap::Args, Debug)]
 pub struct TournamentArgs {
-    /// The tournament config (TOML), e.g. tournaments/demo-dakon.toml.
-    pub config: PathBuf,
+    /// Tournament configs (TOML), e.g. tournaments/demo-dakon.toml; several
+    /// are run one after the other.
+    #[arg(required = true)]
+    pub configs: Vec<PathBuf>,
     /// Output directory [default: reports/<name>, or
-    /// reports/<name>/shard-K-of-N with --shard].
+    /// reports/<name>/shard-K-of-N with --shard]; only with one config.
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Overrides the config's seed.
@@ -28,8 +30,11 @@ pub struct TournamentArgs {
     #[arg(long)]
     pub concurrency: Option<usize>,
     /// Finish an interrupted run in --out: play only the missing games.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "overwrite")]
     pub resume: bool,
+    /// Replace a run already in --out (deletes its games, journal and logs).
+    #[arg(long)]
+    pub overwrite: bool,
     /// Play only shard K of N (K from 1): the games whose pair id is K-1 modulo N.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<Shard>,
@@ -54,7 +59,33 @@ pub struct MergeArgs {
 
 /// Runs `arena tournament`; prints errors and returns the exit code.
 pub fn tournament(args: TournamentArgs) -> ExitCode {
-    match run_tournament(args) {
+    if args.out.is_some() && args.configs.len() > 1 {
+        eprintln!(
+            "arena tournament: --out needs a single config (each config writes to reports/<name>)"
+        );
+        return ExitCode::from(2);
+    }
+    // Check every config before running any.
+    for path in &args.configs {
+        if let Err(e) = Config::load(path) {
+            eprintln!("arena tournament: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    for (i, path) in args.configs.iter().enumerate() {
+        if i > 0 {
+            println!();
+        }
+        let code = tournament_one(&args, path);
+        if code != ExitCode::SUCCESS {
+            return code;
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn tournament_one(args: &TournamentArgs, path: &Path) -> ExitCode {
+    match run_tournament(args, path) {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Config(e)) => {
             eprintln!("arena tournament: {e}");
@@ -76,14 +107,14 @@ enum Failure {
     Run(TournamentError),
 }
 
-fn run_tournament(args: TournamentArgs) -> Result<(), Failure> {
-    let mut config = Config::load(&args.config).map_err(Failure::Config)?;
+fn run_tournament(args: &TournamentArgs, path: &Path) -> Result<(), Failure> {
+    let mut config = Config::load(path).map_err(Failure::Config)?;
     if let Some(seed) = args.seed {
         config.seed = seed;
     }
     if args.concurrency == Some(0) {
         return Err(Failure::Config(config::ConfigError {
-            file: args.config.clone(),
+            file: path.to_path_buf(),
             key: "--concurrency".into(),
             reason: "must be at least 1".into(),
         }));
@@ -145,6 +176,7 @@ fn run_tournament(args: TournamentArgs) -> Result<(), Failure> {
         out: out.clone(),
         concurrency,
         resume: args.resume,
+        overwrite: args.overwrite,
         shard: args.shard,
         progress: if args.quiet {
             ProgressMode::Quiet

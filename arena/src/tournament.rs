@@ -160,6 +160,8 @@ pub struct RunOptions {
     pub out: PathBuf,
     pub concurrency: usize,
     pub resume: bool,
+    /// Replace a run already in `out` (its manifest, journal, games and logs).
+    pub overwrite: bool,
     pub shard: Option<Shard>,
     pub progress: ProgressMode,
 }
@@ -303,6 +305,9 @@ pub async fn run<P: Player>(
     let dir = &opts.out;
     let mut manifest = Manifest::new(config, total, opts.shard, jobs.len() as u64);
 
+    if opts.overwrite {
+        remove_run(dir)?;
+    }
     let done = prepare_dir(dir, &manifest, &jobs, opts.resume)?;
     manifest.write(dir)?;
 
@@ -467,6 +472,24 @@ async fn stop_signal() {
     }
 }
 
+/// Removes a run's files from `dir` (nothing else in it).
+fn remove_run(dir: &Path) -> Result<(), TournamentError> {
+    for f in [MANIFEST, JOURNAL, GAMES_JSONL, GAMES_CSV] {
+        let p = dir.join(f);
+        match fs::remove_file(&p) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(io_err(&p)(e)),
+        }
+    }
+    let logs = dir.join("logs");
+    match fs::remove_dir_all(&logs) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(io_err(&logs)(e)),
+    }
+}
+
 /// Checks the run directory and returns the games already finished there.
 fn prepare_dir(
     dir: &Path,
@@ -488,7 +511,7 @@ fn prepare_dir(
             Ok(BTreeMap::new())
         }
         (Some(old), false) => Err(TournamentError::Refused(format!(
-            "{} already holds a run ({}, {}); use --resume to finish it, or --out for a fresh directory",
+            "{} already holds a run ({}, {}); use --resume to finish it, --overwrite to replace it, or --out for another directory",
             dir.display(),
             old.describe(),
             old.status
@@ -1088,6 +1111,7 @@ mod tests {
             out: out.to_path_buf(),
             concurrency,
             resume: false,
+            overwrite: false,
             shard: None,
             progress: ProgressMode::Quiet,
         }

@@ -16,6 +16,19 @@ fn repo() -> PathBuf {
         .to_path_buf()
 }
 
+/// The Python interpreter itself: `python3` may be a slow launcher (pyenv's
+/// shim costs ~0.3 s a start), and bots start twice per game.
+fn python() -> &'static str {
+    static PYTHON: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    PYTHON.get_or_init(|| {
+        let out = Command::new("python3")
+            .args(["-c", "import sys; print(sys.executable)"])
+            .output()
+            .expect("python3 runs");
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    })
+}
+
 /// A config in `dir` with three deterministic bots (two seeded Python
 /// random bots and the built-in first-legal bot) on Dakon with 3 holes.
 /// `tag` is put in the bots' environment so that a test can find them.
@@ -37,12 +50,12 @@ margin_ms = 1000
 
 [[bots]]
 name = "random-a"
-command = ["python3", "{py}", "--seed", "1"]
+command = ["{python}", "{py}", "--seed", "1"]
 env = {{ ARENA_TEST_TAG = "{tag}" }}
 
 [[bots]]
 name = "random-b"
-command = ["python3", "{py}", "--seed", "2"]
+command = ["{python}", "{py}", "--seed", "2"]
 env = {{ ARENA_TEST_TAG = "{tag}" }}
 
 [[bots]]
@@ -50,7 +63,8 @@ name = "first"
 command = ["{ARENA}", "bot-first"]
 env = {{ ARENA_TEST_TAG = "{tag}" }}
 "#,
-        py = py.display()
+        py = py.display(),
+        python = python(),
     );
     let path = dir.join(format!("{name}.toml"));
     std::fs::write(&path, text).unwrap();
@@ -181,10 +195,13 @@ fn results_are_identical_at_concurrency_1_and_2() {
     );
     assert!(!one.join("journal.jsonl").exists());
 
-    // --seed overrides the config's seed: another schedule.
+    // --seed overrides the config's seed: another schedule. --overwrite
+    // replaces a finished run in place.
     let other = tmp.path().join("seed");
     tournament(&config, &other, &["--seed", "100"]);
     assert_ne!(records_without_timing(&one), records_without_timing(&other));
+    tournament(&config, &other, &["--overwrite", "--concurrency", "2"]);
+    assert_same_results(&one, &other);
 }
 
 #[test]
@@ -354,7 +371,7 @@ fn config_errors_name_file_and_key_and_play_nothing() {
         ),
         (
             "missing",
-            good.replace("\"python3\", ", "\"./no-such-bot\", "),
+            good.replacen(&format!("\"{}\", ", python()), "\"./no-such-bot\", ", 1),
             "bots[0].command",
             "`./no-such-bot` not found",
         ),
