@@ -788,8 +788,8 @@ impl Progress {
 
     fn update(&self, done: u64, standings: &Standings) {
         if let Some(bar) = &self.bar {
-            bar.set_position(done);
             bar.set_message(standings.one_line());
+            bar.set_position(done);
         }
         if let Some(plain) = &self.plain {
             let mut times = plain.lock().expect("progress lock");
@@ -867,6 +867,25 @@ impl Player for RefereePlayer {
         }
         Ok(rec)
     }
+}
+
+/// Copies (hard-links where possible) every file of `from` into `to`.
+fn copy_logs(from: &Path, to: &Path) -> Result<(), TournamentError> {
+    let entries = match fs::read_dir(from) {
+        Ok(e) => e,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(io_err(from)(e)),
+    };
+    fs::create_dir_all(to).map_err(io_err(to))?;
+    for entry in entries {
+        let entry = entry.map_err(io_err(from))?;
+        let src = entry.path();
+        let dst = to.join(entry.file_name());
+        if src.is_file() && fs::hard_link(&src, &dst).is_err() {
+            fs::copy(&src, &dst).map_err(io_err(&dst))?;
+        }
+    }
+    Ok(())
 }
 
 /// What `arena merge` reports.
@@ -1001,6 +1020,11 @@ pub fn merge(dirs: &[PathBuf], out: Option<&Path>) -> Result<MergeSummary, Tourn
     }
     fs::create_dir_all(&out).map_err(io_err(&out))?;
     let records: Vec<&GameRecord> = found.values().map(|(r, _)| r).collect();
+    // Records name their bots' logs relative to their run directory: bring
+    // the logs along (file names hold the game index, so they never clash).
+    for d in dirs {
+        copy_logs(&d.join("logs"), &out.join("logs"))?;
+    }
     write_games(&out, &records)?;
     let mut standings = Standings::new(first.config.bots.iter().map(|b| b.name.clone()));
     for r in &records {

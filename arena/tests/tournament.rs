@@ -337,6 +337,14 @@ fn shards_run_as_separate_processes_merge_into_the_unsharded_run() {
     let stdout = ok(&arena(&args));
     assert!(stdout.contains("merged 12 games from 3 runs"), "{stdout}");
     assert_same_results(&whole, &merged);
+    // The merged report keeps the bots' logs its records point to.
+    for r in records_without_timing(&merged) {
+        for seat in r["seats"].as_array().unwrap() {
+            if let Some(log) = seat["log"].as_str() {
+                assert!(merged.join(log).is_file(), "{log} missing from the merge");
+            }
+        }
+    }
 
     // Runs of another seed do not merge with these.
     let other = tmp.path().join("other");
@@ -437,4 +445,57 @@ fn config_errors_name_file_and_key_and_play_nothing() {
         err.contains("absent.toml") && err.contains("cannot read"),
         "{err}"
     );
+}
+
+#[test]
+fn ctrl_c_stops_cleanly_and_resume_finishes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tag = unique_tag("sigint");
+    let config = write_config(tmp.path(), "int", 8, &tag);
+    let whole = tmp.path().join("whole");
+    tournament(&config, &whole, &["--concurrency", "2"]);
+
+    let out = tmp.path().join("int");
+    let child = Command::new(ARENA)
+        .args(["tournament", config.to_str().unwrap(), "--out"])
+        .arg(&out)
+        .args(["--concurrency", "2"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while std::fs::read_to_string(out.join("journal.jsonl"))
+        .map(|t| t.lines().count())
+        .unwrap_or(0)
+        < 3
+    {
+        assert!(start.elapsed() < Duration::from_secs(60));
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).unwrap();
+    let output = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    if output.status.success() {
+        // The run finished before the signal arrived: nothing left to test.
+        return;
+    }
+    assert_eq!(output.status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("interrupted") && err.contains("--resume"),
+        "{err}"
+    );
+    // The bots of the games in flight were killed, not left behind.
+    let start = Instant::now();
+    while !tagged_processes(&tag).is_empty() {
+        assert!(
+            start.elapsed() < Duration::from_secs(3),
+            "bots survived Ctrl-C"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    tournament(&config, &out, &["--resume"]);
+    assert_same_results(&whole, &out);
 }
