@@ -212,9 +212,11 @@ pub fn kill_all_live() {
     }
 }
 
-/// The number of bot process groups currently alive (for tests).
-pub fn live_count() -> usize {
-    LIVE.lock().unwrap_or_else(|e| e.into_inner()).len()
+/// Whether the bot process group `pgid` is still registered as alive.
+pub fn is_live(pgid: i32) -> bool {
+    LIVE.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .contains(&pgid)
 }
 
 // ---------------------------------------------------------------------------
@@ -642,7 +644,7 @@ impl Bot {
                         Ok(msg) => return Ok(msg),
                         Err(e) => line_failure(e),
                     },
-                    Err(ReadError::Eof { partial }) => self.exit_failure(partial),
+                    Err(ReadError::Eof { partial }) => self.exit_failure(partial).await,
                     Err(ReadError::Flood) => BotFailure::new(
                         Reason::Protocol,
                         "flooded its output (too many bytes for one decision)",
@@ -667,7 +669,7 @@ impl Bot {
                     continue;
                 }
                 _ = sleep => if self.exited {
-                    self.exit_failure(0)
+                    self.exit_failure(0).await
                 } else {
                     BotFailure::new(Reason::Timeout, "no answer in time")
                 },
@@ -682,18 +684,19 @@ impl Bot {
             return None;
         }
         loop {
-            let msg = tokio::time::timeout(Duration::ZERO, self.read_message(None)).await;
-            match msg {
-                Ok(Ok(FromBot::Empty)) => continue,
-                Ok(r) => return Some(r),
-                Err(_) => return None,
+            match poll_once(self.read_message(None)).await {
+                Some(Ok(FromBot::Empty)) => continue,
+                other => return other,
             }
         }
     }
 
-    fn exit_failure(&mut self, partial: usize) -> BotFailure {
-        let status = match self.child.try_wait() {
-            Ok(Some(status)) => {
+    /// Describes a bot whose output ended: its exit status if it exits
+    /// within 100 ms (the pipe closes a moment before the process is gone).
+    async fn exit_failure(&mut self, partial: usize) -> BotFailure {
+        let wait = tokio::time::timeout(Duration::from_millis(100), self.child.wait());
+        let status = match wait.await {
+            Ok(Ok(status)) => {
                 self.exited = true;
                 describe_status(status)
             }
@@ -762,6 +765,17 @@ impl Drop for Bot {
             // tokio's orphan queue reaps the leader.
         }
     }
+}
+
+/// Polls `fut` once: its output if it is ready at once, else `None` (the
+/// future is dropped; [`Bot::read_message`] is cancel-safe).
+async fn poll_once<F: std::future::Future>(fut: F) -> Option<F::Output> {
+    let mut fut = std::pin::pin!(fut);
+    std::future::poll_fn(|cx| match fut.as_mut().poll(cx) {
+        std::task::Poll::Ready(v) => std::task::Poll::Ready(Some(v)),
+        std::task::Poll::Pending => std::task::Poll::Ready(None),
+    })
+    .await
 }
 
 fn line_failure(e: LineError) -> BotFailure {

@@ -227,8 +227,8 @@ async fn play(
         });
         table.record.opening_plies += 1;
     }
-    for seat in 0..2 {
-        if let Err(f) = bots[seat].flush().await {
+    for (seat, bot) in bots.iter_mut().enumerate() {
+        if let Err(f) = bot.flush().await {
             return table.forfeit(seat, f);
         }
     }
@@ -358,12 +358,14 @@ async fn play(
             info.push(format!("[arena: {dropped} more info lines dropped]"));
         }
         state_text = state.to_string();
-        // Both bots hear the move; the next mover gets it in the same write
-        // as its next position, the other one at once.
+        // Both bots hear the move. The opponent hears it at once (in the
+        // same write as its own `go` when it moves next); the mover's echo of
+        // its own move waits for its next `go` or `gameover`, which saves a
+        // write and a wake-up of a bot that learns nothing from it.
         let next = state.outcome().is_none().then(|| state.to_move());
         for (s, bot) in bots.iter_mut().enumerate() {
             bot.queue(&ToBot::Played { seat, mv: &mv });
-            if next != Some(s) && next.is_some() {
+            if s != seat && next.is_some() && next != Some(s) {
                 if let Err(f) = bot.flush().await {
                     return table.forfeit(s, f);
                 }
@@ -738,7 +740,7 @@ mod tests {
                 "unknown message: hello",
             ),
             (
-                &["--mode", "early", "--after", "1"],
+                &["--mode", "double"],
                 Reason::Protocol,
                 "no `go` was pending",
             ),
@@ -778,6 +780,69 @@ mod tests {
         while let Some(done) = set.join_next().await {
             done.unwrap();
         }
-        assert_eq!(crate::bot::live_count(), 0);
+    }
+
+    #[tokio::test]
+    async fn an_opening_is_played_by_the_referee_and_told_to_both_bots() {
+        let mut s = setup(7, 2000);
+        s.opening = vec!["2".into(), "2".into()];
+        s.check_opening().unwrap();
+        let r = game(&s, testbot("a", &[]), testbot("b", &[])).await;
+        assert_eq!(r.opening_plies, 2);
+        assert_eq!(r.moves[0].ms, 0.0);
+        assert_eq!(r.moves[1].state, "pile=3 turn=0");
+        // 3 left, both take 1: a, b, a.
+        assert_eq!(r.moves.len(), 5);
+        assert_eq!(r.result, GameResult::Seat0Wins);
+        let mut bad = setup(3, 2000);
+        bad.opening = vec!["2".into(), "2".into()];
+        assert!(bad.check_opening().unwrap_err().contains("opening move 2"));
+    }
+
+    #[tokio::test]
+    async fn kept_bots_stay_up_but_an_offender_is_restarted() {
+        let s = setup(9, 2000);
+        let mut good = Player::new(testbot("good", &[]));
+        let mut bad = Player::new(testbot("bad", &["--mode", "illegal"]));
+        let r = run_game(&s, [&mut good, &mut bad], true, &limits()).await;
+        assert_eq!(r.reason, Reason::Illegal);
+        let pid = good.bot().expect("kept").pid();
+        assert!(bad.bot().is_none(), "the offender was stopped");
+        let r = run_game(&s, [&mut bad, &mut good], true, &limits()).await;
+        assert_eq!((r.reason, r.offender), (Reason::Illegal, Some(0)));
+        assert_eq!(good.bot().unwrap().pid(), pid, "the same process");
+        good.release().await;
+        assert!(!alive(pid));
+    }
+
+    #[tokio::test]
+    async fn a_dropped_bot_is_killed_and_reaped() {
+        let spec = testbot("x", &["--mode", "stubborn"]);
+        let bot = Bot::start(spec, &limits(), None).await.unwrap();
+        let pid = bot.pid();
+        assert!(alive(pid));
+        drop(bot);
+        let start = Instant::now();
+        while std::path::Path::new(&format!("/proc/{pid}")).exists() {
+            assert!(
+                start.elapsed() < Duration::from_secs(2),
+                "pid {pid} still there (zombie?)"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert!(!crate::bot::is_live(pid));
+    }
+
+    #[tokio::test]
+    async fn a_stubborn_bot_is_killed_after_the_grace_periods() {
+        let spec = testbot("x", &["--mode", "stubborn"]);
+        let mut bot = Bot::start(spec, &limits(), None).await.unwrap();
+        let pid = bot.pid();
+        let start = Instant::now();
+        bot.shutdown().await;
+        let took = start.elapsed();
+        assert!(took >= Duration::from_millis(200), "{took:?}");
+        assert!(took < Duration::from_secs(2), "{took:?}");
+        assert!(!alive(pid));
     }
 }

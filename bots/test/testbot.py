@@ -21,6 +21,9 @@ misbehave (default 0: at the first decision). Modes:
     crash        exit with code 3 instead of answering
     garbage      answer with a line that is not a message
     early        send an unasked `move` right after `newgame` or `played`
+                 (racy: the referee may read it as the answer to the next `go`)
+    double       answer `go` with two `move` lines in one write (the second
+                 one is unasked, deterministically)
     overlong     send a 70000-byte line
     nonutf8      send a line with bytes that are not UTF-8
     noline       write without newline for ever (70 KB and more)
@@ -109,6 +112,9 @@ def main():
                 send("move " + (old[0] if old else args.illegal_move))
             elif mode == "timeout":
                 time.sleep(3600)
+            elif mode == "double":
+                out.write(("move %s\nmove %s\n" % (legal[0], legal[0])).encode())
+                out.flush()
             elif mode == "crash":
                 sys.exit(3)
             elif mode == "garbage":

@@ -31,6 +31,14 @@
 //! - A state parsed from text is judged by the same end checks as a state
 //!   reached by play (one piece, no legal action, `quiet >= quiet_plies`);
 //!   its repetition count starts at one.
+//!
+//! # Known limit
+//! Every chain prefix is its own move and chains only forbid revisiting
+//! landing squares, so the legal list can grow exponentially on large boards
+//! with many pieces: a lattice of enemy pieces around 6 x 6 empty landing
+//! squares (60 enemies, 16 x 16 board) already gives 3.7 million moves, and
+//! 7 x 7 (84 enemies) an estimated billion or more. The default 8 x 8 board
+//! with 16 pieces cannot hold more than a 3 x 3 lattice (a few dozen moves).
 
 use std::fmt::{self, Display, Write as _};
 use std::str::FromStr;
@@ -527,10 +535,13 @@ impl State {
             from_sq: Square(0),
             visited: [0; 5],
         };
+        let trapped_foe = g.foe | TRAPPED;
+        let mut any_trapped_foe = false;
         for c in 0..w {
             for r in 0..h {
                 let i = (r + 1) * s + c;
                 if self.cells[i] != g.me {
+                    any_trapped_foe |= self.cells[i] == trapped_foe;
                     continue;
                 }
                 g.from = i;
@@ -554,7 +565,9 @@ impl State {
                 }
             }
         }
-        let trapped_foe = g.foe | TRAPPED;
+        if !any_trapped_foe {
+            return false;
+        }
         for c in 0..w {
             for r in 0..h {
                 if self.cells[(r + 1) * s + c] == trapped_foe

@@ -1,0 +1,3 @@
+//! Report writers: files from game records and ratings.
+
+pub mod ratings;

@@ -1,0 +1,585 @@
+//! Ratings files: reads finished games (`games.csv` or `games.jsonl`) and
+//! writes `ratings.csv`, `crosstable.csv` and `los.csv` from
+//! [`Standings`](crate::rating::Standings). Column meanings and formulas:
+//! `docs/statistics.md`.
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+
+use crate::rating::{self, Played, RatingOptions, Standings};
+use crate::record::{CsvRow, GameRecord};
+
+/// `ratings.csv` columns, in order. The first 16 are the stable schema;
+/// columns may be added at the end, never removed or reordered.
+pub const RATINGS_COLUMNS: [&str; 18] = [
+    "bot",
+    "games",
+    "wins",
+    "draws",
+    "losses",
+    "score_pct",
+    "elo",
+    "glicko",
+    "glicko_rd",
+    "glicko2",
+    "glicko2_rd",
+    "glicko2_vol",
+    "bt_elo",
+    "bt_lo",
+    "bt_hi",
+    "los_next",
+    "score_lo",
+    "score_hi",
+];
+
+/// `crosstable.csv` columns: one row per pair that played, `bot` placed
+/// above `opponent`, W-D-L from `bot`'s side.
+pub const CROSSTABLE_COLUMNS: [&str; 9] = [
+    "bot",
+    "opponent",
+    "games",
+    "wins",
+    "draws",
+    "losses",
+    "score_pct",
+    "score_lo",
+    "score_hi",
+];
+
+pub const RATINGS_FILE: &str = "ratings.csv";
+pub const CROSSTABLE_FILE: &str = "crosstable.csv";
+pub const LOS_FILE: &str = "los.csv";
+
+/// Why games could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    #[error("{path}: directory has neither games.csv nor games.jsonl")]
+    NoGamesFile { path: PathBuf },
+    #[error("{path}: line {line}: {message}")]
+    Malformed {
+        path: PathBuf,
+        line: u64,
+        message: String,
+    },
+}
+
+/// Why the ratings files could not be written.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {message}")]
+pub struct WriteError {
+    pub path: PathBuf,
+    pub message: String,
+}
+
+/// Text that a spreadsheet would take for a formula (leading `=`, `+`,
+/// `-`, `@`, tab or carriage return) gets a leading `'`, as OWASP's CSV
+/// injection advice says. Only bot names go through this: numbers are
+/// written by us.
+pub fn spreadsheet_safe(text: &str) -> Cow<'_, str> {
+    match text.chars().next() {
+        Some('=' | '+' | '-' | '@' | '\t' | '\r') => Cow::Owned(format!("'{text}")),
+        _ => Cow::Borrowed(text),
+    }
+}
+
+/// Resolves a games file: a directory means its `games.csv`, else its
+/// `games.jsonl`; a file ending in `.jsonl` is JSON Lines, anything else CSV.
+pub fn games_file(path: &Path) -> Result<PathBuf, LoadError> {
+    if path.is_dir() {
+        ["games.csv", "games.jsonl"]
+            .iter()
+            .map(|f| path.join(f))
+            .find(|p| p.is_file())
+            .ok_or_else(|| LoadError::NoGamesFile {
+                path: path.to_path_buf(),
+            })
+    } else {
+        Ok(path.to_path_buf())
+    }
+}
+
+/// Reads the games of `path` (see [`games_file`]), in file order.
+pub fn load_games(path: &Path) -> Result<Vec<Played>, LoadError> {
+    let file = games_file(path)?;
+    if file.extension().is_some_and(|e| e == "jsonl") {
+        load_jsonl(&file)
+    } else {
+        load_csv(&file)
+    }
+}
+
+fn open(path: &Path) -> Result<File, LoadError> {
+    File::open(path).map_err(|source| LoadError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Reads `games.csv` rows (the [`CsvRow`] schema).
+pub fn load_csv(path: &Path) -> Result<Vec<Played>, LoadError> {
+    let mut reader = csv::Reader::from_reader(BufReader::new(open(path)?));
+    let headers = reader
+        .headers()
+        .map_err(|e| csv_error(path, e, &[]))?
+        .iter()
+        .map(str::to_string)
+        .collect::<Vec<_>>();
+    let mut games = Vec::new();
+    for row in reader.deserialize::<CsvRow>() {
+        let row = row.map_err(|e| csv_error(path, e, &headers))?;
+        games.push(Played::from(&row));
+    }
+    Ok(games)
+}
+
+fn csv_error(path: &Path, e: csv::Error, headers: &[String]) -> LoadError {
+    let malformed = |line: Option<u64>, message: String| LoadError::Malformed {
+        path: path.to_path_buf(),
+        line: line.unwrap_or(0),
+        message,
+    };
+    match e.into_kind() {
+        csv::ErrorKind::Io(source) => LoadError::Io {
+            path: path.to_path_buf(),
+            source,
+        },
+        csv::ErrorKind::Deserialize { pos, err } => {
+            let what = match err.field().and_then(|f| headers.get(f as usize)) {
+                Some(col) => format!("column `{col}`: {}", err.kind()),
+                None => err.kind().to_string(),
+            };
+            malformed(pos.map(|p| p.line()), what)
+        }
+        csv::ErrorKind::UnequalLengths {
+            pos,
+            expected_len,
+            len,
+        } => malformed(
+            pos.map(|p| p.line()),
+            format!("{len} fields where the header has {expected_len}"),
+        ),
+        csv::ErrorKind::Utf8 { pos, err } => {
+            malformed(pos.map(|p| p.line()), format!("not UTF-8: {err}"))
+        }
+        other => malformed(None, format!("{other:?}")),
+    }
+}
+
+/// Reads `games.jsonl` (one [`GameRecord`] per line; blank lines skipped).
+pub fn load_jsonl(path: &Path) -> Result<Vec<Played>, LoadError> {
+    let reader = BufReader::new(open(path)?);
+    let mut games = Vec::new();
+    for (n, line) in reader.lines().enumerate() {
+        let line = line.map_err(|source| LoadError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let rec: GameRecord = serde_json::from_str(&line).map_err(|e| LoadError::Malformed {
+            path: path.to_path_buf(),
+            line: n as u64 + 1,
+            message: e.to_string(),
+        })?;
+        games.push(Played::from(&rec));
+    }
+    Ok(games)
+}
+
+fn opt(x: Option<f64>, decimals: usize) -> String {
+    x.map_or_else(String::new, |v| format!("{v:.decimals$}"))
+}
+
+/// `ratings.csv`, strongest bot first.
+pub fn write_ratings_csv<W: Write>(out: W, s: &Standings) -> csv::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    w.write_record(RATINGS_COLUMNS)?;
+    for b in &s.bots {
+        let r = &b.record;
+        let wilson = r.wilson_pct();
+        w.write_record([
+            spreadsheet_safe(&b.name).into_owned(),
+            r.games().to_string(),
+            r.wins.to_string(),
+            r.draws.to_string(),
+            r.losses.to_string(),
+            opt(r.score_pct(), 2),
+            format!("{:.1}", b.elo),
+            format!("{:.1}", b.glicko),
+            format!("{:.1}", b.glicko_rd),
+            format!("{:.1}", b.glicko2),
+            format!("{:.1}", b.glicko2_rd),
+            format!("{:.6}", b.glicko2_vol),
+            format!("{:.1}", b.bt_elo),
+            opt(b.bt_interval.map(|i| i.lo), 1),
+            opt(b.bt_interval.map(|i| i.hi), 1),
+            opt(b.los_next, 4),
+            opt(wilson.map(|i| i.lo), 2),
+            opt(wilson.map(|i| i.hi), 2),
+        ])?;
+    }
+    w.flush()?;
+    Ok(())
+}
+
+/// `crosstable.csv`: every pair that played.
+pub fn write_crosstable_csv<W: Write>(out: W, s: &Standings) -> csv::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    w.write_record(CROSSTABLE_COLUMNS)?;
+    for c in &s.crosstable {
+        let r = &c.record;
+        let wilson = r.wilson_pct();
+        w.write_record([
+            spreadsheet_safe(&c.bot).into_owned(),
+            spreadsheet_safe(&c.opponent).into_owned(),
+            r.games().to_string(),
+            r.wins.to_string(),
+            r.draws.to_string(),
+            r.losses.to_string(),
+            opt(r.score_pct(), 2),
+            opt(wilson.map(|i| i.lo), 2),
+            opt(wilson.map(|i| i.hi), 2),
+        ])?;
+    }
+    w.flush()?;
+    Ok(())
+}
+
+/// `los.csv`: header `bot` then every bot in standings order; the cell in
+/// row i, column j is the likelihood that i is stronger than j from their
+/// head-to-head decisive games (empty on the diagonal and without
+/// decisive games).
+pub fn write_los_csv<W: Write>(out: W, s: &Standings) -> csv::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    let mut header = vec!["bot".to_string()];
+    header.extend(
+        s.bots
+            .iter()
+            .map(|b| spreadsheet_safe(&b.name).into_owned()),
+    );
+    w.write_record(&header)?;
+    for (b, row) in s.bots.iter().zip(&s.los) {
+        let mut rec = vec![spreadsheet_safe(&b.name).into_owned()];
+        rec.extend(row.iter().map(|x| opt(*x, 4)));
+        w.write_record(&rec)?;
+    }
+    w.flush()?;
+    Ok(())
+}
+
+/// Writes `ratings.csv`, `crosstable.csv` and `los.csv` into `dir`
+/// (created if missing); returns their paths.
+pub fn write_ratings_files(dir: &Path, s: &Standings) -> Result<Vec<PathBuf>, WriteError> {
+    std::fs::create_dir_all(dir).map_err(|e| WriteError {
+        path: dir.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    type Writer = fn(File, &Standings) -> csv::Result<()>;
+    let files: [(&str, Writer); 3] = [
+        (RATINGS_FILE, write_ratings_csv),
+        (CROSSTABLE_FILE, write_crosstable_csv),
+        (LOS_FILE, write_los_csv),
+    ];
+    let mut written = Vec::new();
+    for (name, write) in files {
+        let path = dir.join(name);
+        let fail = |message: String| WriteError {
+            path: path.clone(),
+            message,
+        };
+        let file = File::create(&path).map_err(|e| fail(e.to_string()))?;
+        write(file, s).map_err(|e| fail(e.to_string()))?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+/// Rates `records` and writes the three files into `dir`: what a
+/// tournament calls at the end.
+pub fn write_ratings_for_records(
+    dir: &Path,
+    records: &[GameRecord],
+    opts: &RatingOptions,
+) -> Result<Standings, WriteError> {
+    let played: Vec<Played> = records.iter().map(Played::from).collect();
+    let s = rating::compute(&played, opts);
+    write_ratings_files(dir, &s)?;
+    Ok(s)
+}
+
+/// The same from `games.csv` rows.
+pub fn write_ratings_for_rows(
+    dir: &Path,
+    rows: &[CsvRow],
+    opts: &RatingOptions,
+) -> Result<Standings, WriteError> {
+    let played: Vec<Played> = rows.iter().map(Played::from).collect();
+    let s = rating::compute(&played, opts);
+    write_ratings_files(dir, &s)?;
+    Ok(s)
+}
+
+/// The standings as a fixed-width text table for the console.
+pub fn standings_table(s: &Standings) -> String {
+    let width = s
+        .bots
+        .iter()
+        .map(|b| b.name.chars().count())
+        .max()
+        .unwrap_or(3)
+        .clamp(3, 40);
+    let mut t = String::new();
+    let _ = writeln!(
+        t,
+        "{:>3} {:<width$} {:>6} {:>5} {:>5} {:>5} {:>6} {:>7} {:>13} {:>13} {:>7} {:>17} {:>6}",
+        "#",
+        "bot",
+        "games",
+        "W",
+        "D",
+        "L",
+        "score%",
+        "elo",
+        "glicko (rd)",
+        "glicko2 (rd)",
+        "bt_elo",
+        "bt 95%",
+        "los"
+    );
+    for (i, b) in s.bots.iter().enumerate() {
+        let r = &b.record;
+        let name: String = b
+            .name
+            .chars()
+            .filter(|c| !c.is_control())
+            .take(width)
+            .collect();
+        let interval = b
+            .bt_interval
+            .map_or_else(String::new, |i| format!("[{:.0}, {:.0}]", i.lo, i.hi));
+        let _ = writeln!(
+            t,
+            "{:>3} {:<width$} {:>6} {:>5} {:>5} {:>5} {:>6} {:>7.1} {:>13} {:>13} {:>7.1} {:>17} {:>6}",
+            i + 1,
+            name,
+            r.games(),
+            r.wins,
+            r.draws,
+            r.losses,
+            opt(r.score_pct(), 1),
+            b.elo,
+            format!("{:.0} ({:.0})", b.glicko, b.glicko_rd),
+            format!("{:.0} ({:.0})", b.glicko2, b.glicko2_rd),
+            b.bt_elo,
+            interval,
+            opt(b.los_next, 3),
+        );
+    }
+    let _ = write!(t, "{} games rated", s.games);
+    if s.self_play > 0 {
+        let _ = write!(t, ", {} self-play games left out", s.self_play);
+    }
+    t.push('\n');
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::GameResult::*;
+
+    fn games() -> Vec<Played> {
+        let mk = |index: u64, a: &str, b: &str, result| Played {
+            index,
+            round: index / 2,
+            pair: index / 2,
+            bots: [a.into(), b.into()],
+            result,
+        };
+        vec![
+            mk(0, "=cmd|' /C calc'!A0", "plain, \"quoted\"", Seat0Wins),
+            mk(1, "plain, \"quoted\"", "=cmd|' /C calc'!A0", Draw),
+        ]
+    }
+
+    #[test]
+    fn formula_like_names_are_defused_and_quoting_is_proper() {
+        assert_eq!(spreadsheet_safe("=1+2"), "'=1+2");
+        assert_eq!(spreadsheet_safe("-x"), "'-x");
+        assert_eq!(spreadsheet_safe("@SUM(A1)"), "'@SUM(A1)");
+        assert_eq!(spreadsheet_safe("alpha-beta"), "alpha-beta");
+        let s = rating::compute(
+            &games(),
+            &RatingOptions {
+                bootstrap: 10,
+                ..RatingOptions::default()
+            },
+        );
+        let mut out = Vec::new();
+        write_ratings_csv(&mut out, &s).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let mut lines = text.lines();
+        assert_eq!(lines.next().unwrap(), RATINGS_COLUMNS.join(","));
+        assert!(
+            text.contains("\n'=cmd|' /C calc'!A0,2,1,1,0,75.00,"),
+            "{text}"
+        );
+        assert!(
+            text.contains("\n\"plain, \"\"quoted\"\"\",2,0,1,1,25.00,"),
+            "{text}"
+        );
+
+        let mut out = Vec::new();
+        write_los_csv(&mut out, &s).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        // One decisive game: LOS = 0.5 (1 + erf(1/sqrt 2)) = 0.8413.
+        assert_eq!(
+            text,
+            "bot,'=cmd|' /C calc'!A0,\"plain, \"\"quoted\"\"\"\n\
+             '=cmd|' /C calc'!A0,,0.8413\n\
+             \"plain, \"\"quoted\"\"\",0.1587,\n"
+        );
+        let mut out = Vec::new();
+        write_crosstable_csv(&mut out, &s).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.starts_with(&CROSSTABLE_COLUMNS.join(",")));
+        assert!(text.contains("\n'=cmd|' /C calc'!A0,\"plain, \"\"quoted\"\"\",2,1,1,0,75.00,"));
+    }
+
+    #[test]
+    fn malformed_csv_rows_name_the_file_line_and_column() {
+        let dir = std::env::temp_dir().join(format!("arena-ratings-load-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("games.csv");
+        std::fs::write(
+            &path,
+            "index,game,seed,seat0,seat1,result,reason,plies,score0,score1,duration_ms,round,pair,detail\n\
+             0,dakon,1,a,b,1-0,normal,10,5,3,100,0,0,\n\
+             1,dakon,1,b,a,2-0,normal,10,5,3,100,0,0,\n",
+        )
+        .unwrap();
+        let err = load_games(&dir).unwrap_err().to_string();
+        assert!(
+            err.contains("games.csv: line 3: unknown variant `2-0`"),
+            "{err}"
+        );
+        std::fs::write(
+            &path,
+            "index,game,seed,seat0,seat1,result,reason,plies,score0,score1,duration_ms,round,pair,detail\n\
+             0,dakon,1,a,b,1-0,normal,10,5,3,100,zero,0,\n",
+        )
+        .unwrap();
+        let err = load_games(&path).unwrap_err().to_string();
+        assert!(
+            err.contains("games.csv: line 2: column `round`: invalid digit"),
+            "{err}"
+        );
+        std::fs::write(&path, "index,game\n0,dakon\n").unwrap();
+        let err = load_games(&path).unwrap_err().to_string();
+        assert!(
+            err.contains("line 2") && err.contains("missing field"),
+            "{err}"
+        );
+        std::fs::remove_file(&path).unwrap();
+        let err = load_games(&dir).unwrap_err().to_string();
+        assert!(
+            err.ends_with("directory has neither games.csv nor games.jsonl"),
+            "{err}"
+        );
+        let jsonl = dir.join("games.jsonl");
+        std::fs::write(&jsonl, "\n{\"index\": 0}\n").unwrap();
+        let err = load_games(&dir).unwrap_err().to_string();
+        assert!(err.contains("games.jsonl: line 2: missing field"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn record(index: u64, a: &str, b: &str, result: crate::record::GameResult) -> GameRecord {
+        use crate::record::{Reason, SeatRecord};
+        let seat = |name: &str| SeatRecord {
+            name: name.into(),
+            command: vec!["./bot".into()],
+            log: None,
+        };
+        GameRecord {
+            index,
+            round: index,
+            pair: index / 2,
+            game: "dakon".into(),
+            params: Default::default(),
+            seed: index,
+            seats: [seat(a), seat(b)],
+            opening_plies: 0,
+            initial_state: String::new(),
+            moves: Vec::new(),
+            final_state: String::new(),
+            scores: [0, 0],
+            result,
+            reason: Reason::Normal,
+            detail: None,
+            offender: None,
+            duration_ms: 1,
+        }
+    }
+
+    #[test]
+    fn records_rows_and_jsonl_give_the_same_files() {
+        let records = vec![
+            record(0, "x", "y", Seat0Wins),
+            record(1, "y", "x", Draw),
+            record(2, "x", "y", Seat1Wins),
+            record(3, "y", "x", Seat1Wins),
+        ];
+        let opts = RatingOptions {
+            bootstrap: 20,
+            ..RatingOptions::default()
+        };
+        let base = std::env::temp_dir().join(format!("arena-ratings-same-{}", std::process::id()));
+        let (a, b) = (base.join("records"), base.join("rows"));
+        let from_records = write_ratings_for_records(&a, &records, &opts).unwrap();
+        let rows: Vec<CsvRow> = records.iter().map(CsvRow::from).collect();
+        let from_rows = write_ratings_for_rows(&b, &rows, &opts).unwrap();
+        assert_eq!(from_records, from_rows);
+        for f in [RATINGS_FILE, CROSSTABLE_FILE, LOS_FILE] {
+            assert_eq!(
+                std::fs::read(a.join(f)).unwrap(),
+                std::fs::read(b.join(f)).unwrap()
+            );
+        }
+        // x: two wins, one draw, one loss.
+        let x = &from_records.bots[0];
+        assert_eq!(
+            (
+                x.name.as_str(),
+                x.record.wins,
+                x.record.draws,
+                x.record.losses
+            ),
+            ("x", 2, 1, 1)
+        );
+
+        // games.jsonl and games.csv of the same games load the same.
+        let jsonl: String = records
+            .iter()
+            .map(|r| serde_json::to_string(r).unwrap() + "\n")
+            .collect();
+        std::fs::write(a.join("games.jsonl"), jsonl).unwrap();
+        let mut w = csv::Writer::from_path(b.join("games.csv")).unwrap();
+        rows.iter().for_each(|r| w.serialize(r).unwrap());
+        w.flush().unwrap();
+        let from_jsonl = load_games(&a).unwrap();
+        assert_eq!(from_jsonl, load_games(&b).unwrap());
+        assert_eq!(from_jsonl.len(), 4);
+        assert_eq!(rating::compute(&from_jsonl, &opts), from_records);
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+}
