@@ -1,7 +1,8 @@
 //! Tournament throughput: games per second of a 1,000-game round robin
-//! between instant bots (arena's built-in first-legal bot, fresh processes
-//! for every game, full journaling with fsync) at concurrency 1 and 2, and
-//! the ratio. Run with:
+//! between instant bots (the C first-legal reference bot, built with make,
+//! or arena's built-in first-legal bot if that fails; fresh processes for
+//! every game, full journaling with fsync) at concurrency 1 and 2, and the
+//! ratio. Run with:
 //!
 //!     cargo bench -p arena --bench tournament
 //!
@@ -25,15 +26,16 @@ fn main() {
     let mut text = format!(
         "game = \"dakon\"\nseed = 1\ngames = {per_pairing}\n\n[time_control]\nmovetime_ms = 1000\n"
     );
+    let bot = instant_bot();
     for i in 0..bots {
         text.push_str(&format!(
-            "\n[[bots]]\nname = \"first{i}\"\ncommand = [\"{ARENA}\", \"bot-first\"]\n"
+            "\n[[bots]]\nname = \"first{i}\"\ncommand = {bot}\n"
         ));
     }
     let config = tmp.path().join("bench.toml");
     std::fs::write(&config, text).expect("config written");
     let total = per_pairing * 10;
-    println!("round robin: {bots} instant bots, {total} games of dakon (7 holes), fresh bot processes per game");
+    println!("round robin: {bots} instant bots ({bot}), {total} games of dakon (7 holes), fresh bot processes per game");
 
     // The machine is shared: run in the order 1, 2, 2, 1 so that a load
     // drifting during the benchmark weighs on both settings alike.
@@ -54,6 +56,22 @@ fn main() {
         rates[1],
         rates[1] / rates[0]
     );
+}
+
+/// The bot command, as a TOML array.
+fn instant_bot() -> String {
+    let c = Path::new(env!("CARGO_MANIFEST_DIR")).join("../bots/c");
+    let built = Command::new("make")
+        .args(["-s", "-C"])
+        .arg(&c)
+        .status()
+        .is_ok_and(|s| s.success());
+    let exe = c.join("build/first_legal");
+    if built && exe.is_file() {
+        format!("[\"{}\"]", exe.canonicalize().unwrap().display())
+    } else {
+        format!("[\"{ARENA}\", \"bot-first\"]")
+    }
 }
 
 /// Seconds for one tournament run.
