@@ -24,6 +24,10 @@ pub struct ConfigError {
     pub reason: String,
 }
 
+/// Builds a game from its name and parameters ([`games::new_game`], or a test registry).
+pub type GameMaker =
+    fn(&str, &[(String, String)]) -> Result<Box<dyn games::AnyGame>, games::ParamError>;
+
 /// The tournament format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
@@ -195,14 +199,7 @@ impl Config {
     }
 
     /// [`Config::parse`] with another game registry (for tests).
-    pub fn parse_with(
-        path: &Path,
-        text: &str,
-        new_game: fn(
-            &str,
-            &[(String, String)],
-        ) -> Result<Box<dyn games::AnyGame>, games::ParamError>,
-    ) -> Result<Config, ConfigError> {
+    pub fn parse_with(path: &Path, text: &str, new_game: GameMaker) -> Result<Config, ConfigError> {
         let err = |key: &str, reason: String| ConfigError {
             file: path.to_path_buf(),
             key: key.to_string(),

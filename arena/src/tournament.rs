@@ -300,7 +300,10 @@ pub async fn run<P: Player>(
     let total = all.len() as u64;
     let jobs: Vec<GameJob> = all
         .into_iter()
-        .filter(|j| opts.shard.map_or(true, |s| s.contains(j)))
+        .filter(|j| match opts.shard {
+            Some(s) => s.contains(j),
+            None => true,
+        })
         .collect();
     let dir = &opts.out;
     let mut manifest = Manifest::new(config, total, opts.shard, jobs.len() as u64);
