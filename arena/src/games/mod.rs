@@ -6,13 +6,12 @@
 //! game is added by writing one module that implements [`Game`] and adding one
 //! line to [`GAMES`].
 
+pub mod dakon;
 pub mod latrunculi;
 
 use std::fmt::{self, Debug, Display};
 
 use serde::Serialize;
-
-pub mod dakon;
 
 /// A seat at the table. Seat 0 moves first in both games.
 pub type Seat = usize;
