@@ -29,6 +29,8 @@ pub const MANIFEST: &str = "tournament.json";
 pub const JOURNAL: &str = "journal.jsonl";
 pub const GAMES_JSONL: &str = "games.jsonl";
 pub const GAMES_CSV: &str = "games.csv";
+/// Held (flock) by the process running in a directory.
+pub const LOCK: &str = ".arena.lock";
 
 /// Why a tournament or a merge stopped.
 #[derive(Debug, thiserror::Error)]
@@ -308,6 +310,7 @@ pub async fn run<P: Player>(
     let dir = &opts.out;
     let mut manifest = Manifest::new(config, total, opts.shard, jobs.len() as u64);
 
+    let _lock = lock_dir(dir)?;
     if opts.overwrite {
         remove_run(dir)?;
     }
@@ -481,6 +484,31 @@ async fn stop_signal() {
         }
         _ => std::future::pending().await,
     }
+}
+
+/// Creates `dir` and takes its lock, so that two processes never run (or
+/// resume) into the same directory at once; released when dropped (or when
+/// the process dies).
+fn lock_dir(dir: &Path) -> Result<nix::fcntl::Flock<File>, TournamentError> {
+    fs::create_dir_all(dir).map_err(io_err(dir))?;
+    let path = dir.join(LOCK);
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(io_err(&path))?;
+    nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusiveNonblock).map_err(|(_, errno)| {
+        if errno == nix::errno::Errno::EWOULDBLOCK {
+            TournamentError::Refused(format!(
+                "another arena is running in {} (it holds {}); wait for it to finish or stop it first",
+                dir.display(),
+                path.display()
+            ))
+        } else {
+            io_err(&path)(errno.into())
+        }
+    })
 }
 
 /// Removes a run's files from `dir` (nothing else in it).
@@ -1253,6 +1281,24 @@ mod tests {
         rt.block_on(run(&c, player.clone(), &o)).unwrap();
         assert_eq!(player.played.load(Ordering::SeqCst), 0);
         assert_eq!(files(&whole), files(&part));
+    }
+
+    #[test]
+    fn a_directory_in_use_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let rt = rt();
+        let c = config(3, 2, 5);
+        let held = lock_dir(tmp.path()).unwrap();
+        let err = rt
+            .block_on(run(&c, fake(&c, None), &opts(tmp.path(), 1)))
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("another arena is running"),
+            "{err}"
+        );
+        drop(held);
+        rt.block_on(run(&c, fake(&c, None), &opts(tmp.path(), 1)))
+            .unwrap();
     }
 
     #[test]
