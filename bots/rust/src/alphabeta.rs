@@ -137,6 +137,7 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
     }
 
     /// The value of `child` (reached by a move of `me`) for `me`.
+    #[allow(clippy::too_many_arguments)]
     fn child_value(
         &mut self,
         c: &Child<G>,
@@ -161,6 +162,57 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
         }
     }
 
+    /// A node one ply above the leaves: children are evaluated one at a
+    /// time (PV move and killers first) so a cutoff saves the rest.
+    fn frontier(
+        &mut self,
+        state: &G::State,
+        me: Seat,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        on_pv: bool,
+    ) -> i32 {
+        self.game.legal_moves(state, &mut self.moves);
+        let mut moves = std::mem::take(&mut self.moves);
+        let pv_move = if on_pv { self.prev_pv.get(ply) } else { None };
+        let [k0, k1] = &self.killers[ply];
+        let mut front = 0;
+        for want in [pv_move, k0.as_ref(), k1.as_ref()].into_iter().flatten() {
+            if let Some(i) = moves[front..].iter().position(|m| m == want) {
+                moves.swap(front, front + i);
+                front += 1;
+            }
+        }
+        let mut best = -INF;
+        for mv in &moves {
+            self.nodes += 1;
+            let mut child = state.clone();
+            self.game.apply(&mut child, mv);
+            let v = match self.game.outcome(&child) {
+                Some(o) => terminal_score(&o, me, ply + 1),
+                None => self.game.evaluate(&child, me),
+            };
+            if v > best {
+                best = v;
+                if v > alpha {
+                    alpha = v;
+                    self.pv[ply].clear();
+                    self.pv[ply].push(mv.clone());
+                }
+            }
+            if alpha >= beta {
+                if self.killers[ply][0].as_ref() != Some(mv) {
+                    self.killers[ply][1] = self.killers[ply][0].take();
+                    self.killers[ply][0] = Some(mv.clone());
+                }
+                break;
+            }
+        }
+        self.moves = moves;
+        best
+    }
+
     /// Fail-soft negamax: the value of `state` (not over) for its mover.
     fn negamax(
         &mut self,
@@ -180,6 +232,9 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
         let me = self.game.to_move(state);
         if depth == 0 || ply >= MAX_DEPTH as usize {
             return self.game.evaluate(state, me);
+        }
+        if depth == 1 {
+            return self.frontier(state, me, alpha, beta, ply, on_pv);
         }
         let children = self.children(state, me, ply, on_pv);
         let pv_move = if on_pv {
@@ -248,29 +303,32 @@ impl Algorithm for AlphaBeta {
         }
 
         // Root moves: shuffled once (random tie-breaking), then re-sorted by
-        // each iteration's scores.
-        let mut root: Vec<(G::Move, G::State, Option<i32>, i32)> = legal
+        // each iteration's scores (kept in `key`).
+        let mut root: Vec<Child<G>> = legal
             .iter()
             .map(|mv| {
                 let mut child = state.clone();
                 game.apply(&mut child, mv);
-                let t = game.outcome(&child).map(|o| terminal_score(&o, me, 1));
-                (mv.clone(), child, t, 0)
+                let terminal = game.outcome(&child).map(|o| terminal_score(&o, me, 1));
+                let stat = terminal.unwrap_or_else(|| game.evaluate(&child, me));
+                Child {
+                    mv: mv.clone(),
+                    state: child,
+                    terminal,
+                    stat,
+                    key: stat,
+                }
             })
             .collect();
         for i in (1..root.len()).rev() {
             let j = ctx.rng.random_range(0..=i);
             root.swap(i, j);
         }
-        // Depth-0 ordering: static evaluation.
-        for r in root.iter_mut() {
-            r.3 = r.2.unwrap_or_else(|| game.evaluate(&r.1, me));
-        }
-        root.sort_by_key(|r| std::cmp::Reverse(r.3));
+        root.sort_by_key(|c| std::cmp::Reverse(c.key));
 
         let mut s = Searcher::new(game, stop);
-        let mut best_move = root[0].0.clone();
-        let mut best_score = root[0].3;
+        let mut best_move = root[0].mv.clone();
+        let mut best_score = root[0].key;
         let mut completed = 0;
         for depth in 1..=max_depth {
             if !fixed && depth > 1 {
@@ -285,27 +343,19 @@ impl Algorithm for AlphaBeta {
             let mut alpha = -INF;
             let mut iter_best: Option<(usize, i32)> = None;
             s.pv[0].clear();
-            for i in 0..root.len() {
-                let on_pv = i == 0 && depth > 1;
-                let c = Child::<G> {
-                    mv: root[i].0.clone(),
-                    state: root[i].1.clone(),
-                    terminal: root[i].2,
-                    stat: root[i].3,
-                    key: 0,
-                };
+            for (i, c) in root.iter_mut().enumerate() {
                 let v = if depth == 1 {
                     // The static scores are exact at depth 1.
                     s.nodes += 1;
-                    c.terminal.unwrap_or_else(|| game.evaluate(&c.state, me))
+                    c.stat
                 } else {
-                    s.child_value(&c, me, depth, alpha, INF, 0, on_pv)
+                    s.child_value(c, me, depth, alpha, INF, 0, i == 0)
                 };
                 if s.aborted {
                     break;
                 }
-                root[i].3 = v;
                 if v > alpha {
+                    c.key = v;
                     alpha = v;
                     iter_best = Some((i, v));
                     let (head, tail) = s.pv.split_at_mut(1);
@@ -316,13 +366,13 @@ impl Algorithm for AlphaBeta {
                     }
                 } else {
                     // Failed low: only an upper bound; keep it below the best.
-                    root[i].3 = v.min(alpha - 1);
+                    c.key = v.min(alpha - 1);
                 }
             }
             if let Some((i, v)) = iter_best {
                 // Moves completed in an aborted iteration are still exact
                 // improvements on the previous best (searched first).
-                best_move = root[i].0.clone();
+                best_move = root[i].mv.clone();
                 best_score = v;
             }
             if s.aborted {
@@ -332,7 +382,7 @@ impl Algorithm for AlphaBeta {
             s.prev_pv = s.pv[0].clone();
             // Best first next time; the sort is stable, so ties keep the
             // shuffled order.
-            root.sort_by_key(|r| std::cmp::Reverse(r.3));
+            root.sort_by_key(|c| std::cmp::Reverse(c.key));
             let pv: Vec<String> = s.prev_pv.iter().map(|m| m.to_string()).collect();
             ctx.info.push(format!(
                 "depth {depth} score {best_score} nodes {} time {} pv {}",

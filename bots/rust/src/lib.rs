@@ -13,9 +13,11 @@
 pub mod algo;
 pub mod alphabeta;
 pub mod cli;
+pub mod dakon;
 pub mod duel;
 pub mod eval;
 pub mod greedy;
+pub mod latrunculi;
 pub mod limits;
 pub mod mcts;
 pub mod protocol;

@@ -145,7 +145,10 @@ impl<A: Algorithm> Bot<A> {
 
 /// Every game the bots know, by wire name.
 pub fn known_games<A: Algorithm>() -> Vec<(&'static str, SessionMaker<A>)> {
-    Vec::new()
+    vec![
+        entry::<arena::games::dakon::Dakon, A>(),
+        entry::<arena::games::latrunculi::Latrunculi, A>(),
+    ]
 }
 
 /// Register `G` in a game list (for tests with their own games).

@@ -3,6 +3,8 @@
 //! moves (emptying a pile earns another move, like Dakon's store).
 #![allow(dead_code)]
 
+pub mod referee;
+
 use std::fmt;
 
 use arena::games::{Game, Outcome, ParamError, ParamReader, Params, ParseError, Seat};
