@@ -499,3 +499,33 @@ fn ctrl_c_stops_cleanly_and_resume_finishes() {
     tournament(&config, &out, &["--resume"]);
     assert_same_results(&whole, &out);
 }
+
+#[test]
+fn a_gauntlet_pits_the_champion_against_every_other_bot() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut text = String::from(
+        "game = \"dakon\"\nseed = 4\nformat = \"gauntlet\"\nchampion = \"b\"\ngames = 2\n\
+         [params]\nholes = 3\n[time_control]\nmovetime_ms = 2000\n",
+    );
+    for name in ["a", "b", "c", "d"] {
+        text.push_str(&format!(
+            "[[bots]]\nname = \"{name}\"\ncommand = [\"{ARENA}\", \"bot-first\"]\n"
+        ));
+    }
+    let config = tmp.path().join("g.toml");
+    std::fs::write(&config, text).unwrap();
+    let out = tmp.path().join("g");
+    let stdout = tournament(&config, &out, &[]);
+    let records = records_without_timing(&out);
+    assert_eq!(records.len(), 6);
+    for r in &records {
+        let seats: Vec<&str> = r["seats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["name"].as_str().unwrap())
+            .collect();
+        assert!(seats.contains(&"b"), "{seats:?}");
+    }
+    assert!(stdout.contains("b "), "{stdout}");
+}
