@@ -133,8 +133,12 @@ fn pingpong_session(bin: &Path, n: u64) -> Option<f64> {
 }
 
 fn setup(index: u64) -> GameSetup {
+    setup_for(Arc::new(Toy), index)
+}
+
+fn setup_for(game: Arc<dyn arena::games::AnyGame>, index: u64) -> GameSetup {
     GameSetup {
-        game: Arc::new(Toy),
+        game,
         index,
         round: 0,
         pair: 0,
@@ -285,6 +289,35 @@ fn main() {
             "referee, {name} runtime, concurrency {concurrency}: {us:.2} us per move \
              (median of {rounds} x {} moves){ratio}",
             concurrency as u64 * games * PLIES as u64
+        );
+    }
+    // The same with the real engines (their cost included): kept bots,
+    // current-thread runtime, concurrency 1.
+    for (name, params) in [("dakon", vec![]), ("latrunculi", vec![])] {
+        let game: Arc<dyn arena::games::AnyGame> =
+            Arc::from(arena::games::new_game(name, &params).expect("registered game"));
+        let rt = runtime(false);
+        let (us, moves) = rt.block_on(async {
+            let limits = Limits::default();
+            let mut a = Player::new(spec("a"));
+            let mut b = Player::new(spec("b"));
+            run_game(&setup_for(game.clone(), 0), [&mut a, &mut b], true, &limits).await;
+            let start = Instant::now();
+            let mut moves = 0;
+            for g in 0..games * 4 {
+                let r =
+                    run_game(&setup_for(game.clone(), g), [&mut a, &mut b], true, &limits).await;
+                assert!(!r.reason.is_forfeit(), "{r:?}");
+                moves += r.moves.len() as u64;
+            }
+            a.release().await;
+            b.release().await;
+            (start.elapsed().as_secs_f64() * 1e6 / moves as f64, moves)
+        });
+        let ratio = floor.map_or(String::new(), |f| format!(" = {:.2}x the floor", us / f));
+        println!(
+            "referee + {name} engine (default parameters), current-thread, concurrency 1: \
+             {us:.2} us per move ({moves} moves){ratio}"
         );
     }
     let rt = runtime(false);

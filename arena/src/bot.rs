@@ -710,6 +710,17 @@ impl Bot {
         BotFailure::new(Reason::Crash, detail)
     }
 
+    /// Kills the whole group at once (no `quit`, no grace) and reaps the leader.
+    pub async fn kill(&mut self) {
+        if let Some(stdin) = self.stdin.take() {
+            drop(stdin);
+        }
+        self.failed
+            .get_or_insert(BotFailure::new(Reason::Crash, "killed"));
+        let _ = killpg(Pid::from_raw(self.pgid), Signal::SIGKILL);
+        self.shutdown().await;
+    }
+
     /// Ends the bot: `quit`, a grace period, SIGTERM to the group, a grace
     /// period, SIGKILL to the group; reaps the leader. Never hangs.
     pub async fn shutdown(&mut self) {
@@ -758,11 +769,18 @@ impl Drop for Bot {
         if !self.done {
             let _ = killpg(Pid::from_raw(self.pgid), Signal::SIGKILL);
             let _ = self.child.start_kill();
+            // Reap the leader here (SIGKILL takes effect within a moment):
+            // tokio's orphan queue would only reap it at some later SIGCHLD.
+            for _ in 0..200 {
+                match self.child.try_wait() {
+                    Ok(None) => std::thread::sleep(Duration::from_millis(1)),
+                    _ => break,
+                }
+            }
             if let Some(drain) = self.drain.take() {
                 drain.abort();
             }
             live_remove(self.pgid);
-            // tokio's orphan queue reaps the leader.
         }
     }
 }

@@ -9,6 +9,7 @@ pub mod cli_tournament;
 pub mod config;
 pub mod games;
 pub mod matchplay;
+pub mod play;
 pub mod playout;
 pub mod protocol;
 pub mod rating;

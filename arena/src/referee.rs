@@ -258,6 +258,8 @@ async fn play(
         // this move; a move nobody asked for is a protocol violation.
         let mut info = Vec::new();
         let mut dropped = 0usize;
+        // Output since the last decision counts towards this one's budget.
+        bot.set_output_budget(MAX_DECISION_BYTES);
         while let Some(msg) = bot.poll_message().await {
             match msg {
                 Ok(FromBot::Info(text)) => keep_info(&mut info, &mut dropped, &text),
@@ -299,7 +301,6 @@ async fn play(
         }
         let go_at = Instant::now();
         let deadline = limit.map(|l| go_at + l + tc.margin);
-        bot.set_output_budget(MAX_DECISION_BYTES);
 
         let (mv, answered_at) = loop {
             match bot.read_message(deadline).await {
@@ -445,8 +446,7 @@ impl Player {
 pub async fn check_command(spec: &Arc<BotSpec>, limits: &Limits) -> Result<(), String> {
     match Bot::spawn(spec.clone(), limits, None) {
         Ok(mut bot) => {
-            bot.mark_failed(BotFailure::new(Reason::Crash, "start-up check only"));
-            bot.shutdown().await;
+            bot.kill().await;
             Ok(())
         }
         Err(e) => Err(format!(
@@ -727,7 +727,7 @@ mod tests {
             (
                 &["--mode", "timeout"],
                 Reason::Timeout,
-                "no move within 300 ms",
+                "no move within 500 ms",
             ),
             (
                 &["--mode", "crash", "--after", "1"],
@@ -764,7 +764,7 @@ mod tests {
                 "exited with code 0",
             ),
             (
-                &["--mode", "slow", "--sleep-ms", "600"],
+                &["--mode", "slow", "--sleep-ms", "1000"],
                 Reason::Timeout,
                 "no move",
             ),
@@ -773,7 +773,7 @@ mod tests {
         let mut set = tokio::task::JoinSet::new();
         for (mode, reason, detail) in cases {
             set.spawn(async move {
-                let r = forfeit_of(mode, 300).await;
+                let r = forfeit_of(mode, 500).await;
                 assert_forfeit(&r, *reason, detail);
             });
         }
@@ -844,5 +844,58 @@ mod tests {
         assert!(took >= Duration::from_millis(200), "{took:?}");
         assert!(took < Duration::from_secs(2), "{took:?}");
         assert!(!alive(pid));
+    }
+
+    #[tokio::test]
+    async fn the_game_clock_runs_down_and_gains_the_increment() {
+        let mut s = setup(9, 2000);
+        s.time = TimeControl {
+            movetime: None,
+            time: Some(Duration::from_millis(3000)),
+            inc: Duration::from_millis(100),
+            margin: Duration::from_millis(50),
+        };
+        let dir = std::env::temp_dir().join(format!("arena-clock-{}", std::process::id()));
+        s.log_dir = Some(dir.clone());
+        let r = game(&s, testbot("a", &[]), testbot("b", &[])).await;
+        assert_eq!(r.reason, Reason::Normal);
+        let log = std::fs::read_to_string(r.seats[0].log.as_ref().unwrap()).unwrap();
+        let gos: Vec<(u64, u64)> = log
+            .lines()
+            .filter_map(|l| l.strip_prefix("testbot: go "))
+            .map(|l| {
+                let field = |k: &str| -> u64 {
+                    l.split(' ')
+                        .find_map(|f| f.strip_prefix(k))
+                        .unwrap()
+                        .parse()
+                        .unwrap()
+                };
+                assert!(l.ends_with("inc=100 movetime=-"), "{l}");
+                (field("time="), field("opptime="))
+            })
+            .collect();
+        assert_eq!(gos[0], (3000, 3000));
+        // Before seat 0's k-th decision each side has made k moves: its
+        // clock is 3000 ms minus what those took plus 100 ms for each.
+        let used = |seat: Seat, k: usize| -> f64 {
+            r.moves
+                .iter()
+                .filter(|m| m.seat == seat)
+                .take(k)
+                .map(|m| m.ms)
+                .sum()
+        };
+        assert!(gos.len() >= 3, "{gos:?}");
+        for (k, &(time, opp)) in gos.iter().enumerate() {
+            for (seat, shown) in [(0, time), (1, opp)] {
+                let expected = 3000.0 + 100.0 * k as f64 - used(seat, k);
+                assert!(
+                    (shown as f64 - expected).abs() <= 1.0,
+                    "go {k}, seat {seat}: {shown} vs {expected}: {gos:?}"
+                );
+            }
+        }
+        let _ = std::fs::remove_dir_all(dir);
     }
 }

@@ -268,7 +268,7 @@ fn assert_lost(r: &Value, reason: &str, detail_has: &str) {
 
 #[test]
 fn each_losing_reason_is_recorded() {
-    static FAST: [&str; 4] = ["--movetime", "400", "--startup-ms", "3000"];
+    static FAST: [&str; 4] = ["--movetime", "1000", "--startup-ms", "5000"];
     let fast: &'static [&str] = &FAST;
     let cases: Vec<(&str, &str, &'static [&str], &str, &str)> = vec![
         (
@@ -284,7 +284,7 @@ fn each_losing_reason_is_recorded() {
             "--mode timeout --after 1",
             fast,
             "timeout",
-            "no move within 400 ms",
+            "no move within 1000 ms",
         ),
         (
             "clock",
@@ -333,7 +333,7 @@ fn each_losing_reason_is_recorded() {
         (
             "hangs",
             "--mode hang-start",
-            &["--movetime", "400", "--startup-ms", "500"],
+            &["--movetime", "1000", "--startup-ms", "500"],
             "timeout",
             "no `ready` within 500 ms",
         ),

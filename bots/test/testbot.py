@@ -96,6 +96,8 @@ def main():
             seen.update(legal)
             legal = words[1:]
         elif cmd == "go":
+            log.write("testbot: " + line + "\n")
+            log.flush()
             decisions += 1
             if not misbehave:
                 send("move " + legal[0])
