@@ -28,6 +28,10 @@ struct Cli {
 enum Command {
     /// Play N games between two bots, seats alternating, and record them.
     Match(MatchArgs),
+    /// Run a tournament from a TOML config; results go to reports/<name>/.
+    Tournament(arena::cli_tournament::TournamentArgs),
+    /// Combine the run directories of shards into one report.
+    Merge(arena::cli_tournament::MergeArgs),
     /// Recompute ratings.csv, crosstable.csv and los.csv from a games file.
     Ratings(RatingsArgs),
     /// Writes DIR/index.html (standings, charts, replays) from DIR/games.jsonl
@@ -104,6 +108,8 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Some(Command::BotFirst) => bot_first(),
+        Some(Command::Tournament(args)) => arena::cli_tournament::tournament(args),
+        Some(Command::Merge(args)) => arena::cli_tournament::merge(args),
         Some(Command::Ratings(args)) => ratings_command(args),
         Some(Command::Report(args)) => cli::report::report(args),
         Some(Command::Show(args)) => cli::report::show(args),
