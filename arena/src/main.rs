@@ -195,6 +195,8 @@ fn run_match(args: MatchArgs) -> Result<(), String> {
         })
         .await?;
         print_summary(&config, &names, &summary.tally);
+        let written = arena::report::write_all(&config.out, &RatingOptions::default())?;
+        print!("{}", written.summary());
         if let Some(test) = &summary.sprt {
             println!("sprt {}: {}", test.params(), test.progress_line());
         }
