@@ -5,6 +5,7 @@
 //! game records -> ratings -> reports.
 
 pub mod bot;
+pub mod checkbot;
 pub mod games;
 pub mod matchplay;
 pub mod playout;

@@ -28,6 +28,9 @@ enum Command {
     Match(MatchArgs),
     /// Recompute ratings.csv, crosstable.csv and los.csv from a games file.
     Ratings(RatingsArgs),
+    /// Run a bot through the handshake, games and odd positions, and say
+    /// in plain words what would make it forfeit (exit 1 if anything would).
+    CheckBot(arena::checkbot::CheckBotArgs),
     /// A built-in bot that plays the first legal move at once (for
     /// benchmarks and tests; speaks the protocol on stdin/stdout).
     #[command(hide = true)]
@@ -90,6 +93,7 @@ fn main() -> ExitCode {
         }
         Some(Command::BotFirst) => bot_first(),
         Some(Command::Ratings(args)) => ratings_command(args),
+        Some(Command::CheckBot(args)) => arena::checkbot::main(args),
         Some(Command::Match(args)) => match run_match(args) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
