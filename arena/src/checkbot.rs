@@ -579,14 +579,30 @@ async fn decide(
     let used_ms = used.as_secs_f64() * 1e3;
     if used > limit {
         return Err(format!(
-            "lost on time: `move {}` came {used_ms:.0} ms after `go` (limit {} ms + {} ms margin) in position `{state_text}`",
+            "lost on time: `move {}` came {used_ms:.0} ms after `go` (limit {} ms + {} ms margin) in position `{state_text}`{}",
             protocol::truncate(&mv, 60),
             ctx.movetime.as_millis(),
-            ctx.margin.as_millis()
+            ctx.margin.as_millis(),
+            load_note()
         ));
     }
     report.move_ms.push(used_ms);
     Ok((mv, infos))
+}
+
+/// A hint when the machine is busier than its cores: then a late answer
+/// may be the scheduler's doing as much as the bot's.
+fn load_note() -> String {
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|t| t.split_whitespace().next()?.parse::<f64>().ok());
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    match load {
+        Some(l) if l > cores as f64 => format!(
+            " (note: load average {l:.1} on {cores} cores: other work delays the bot too; a tournament machine should not be this busy)"
+        ),
+        _ => String::new(),
+    }
 }
 
 fn failure_text(f: &BotFailure, state: Option<&str>) -> String {
