@@ -67,7 +67,7 @@ for entry in "${BOTS[@]}"; do
   done
 done
 
-echo "== two matches at once, movetime 100 ms, on $(nproc) cores"
+echo "== two matches at once, movetime 100 ms, on $(nproc) cores (load average before: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null))"
 OUT=reports/check-all
 rm -rf "$OUT"
 match() { # match GAME GAMES TAG BOT BOT
@@ -115,6 +115,7 @@ PY
   failures=$((failures + 1))
 fi
 rm -f "$OUT".*.txt
+echo "      load average after: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null) (a machine busier than its cores delays every bot)"
 
 echo "== summary"
 printf '%s\n' "${summary[@]}"
