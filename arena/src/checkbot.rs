@@ -395,7 +395,6 @@ async fn play(
             bot.queue(&ToBot::Played { seat, mv });
         }
     }
-    let mut send_position = matches!(sc.start, Start::State(_));
     bot.flush().await.map_err(|f| failure_text(&f, None))?;
 
     let mut decisions = 0usize;
@@ -412,7 +411,7 @@ async fn play(
         }
         let seat = state.to_move();
         let legal = state.legal_moves();
-        let mv = if seat == sc.seat {
+        if seat == sc.seat {
             if last_mover == Some(seat) && plies > 0 {
                 bonus += 1;
             }
@@ -420,7 +419,6 @@ async fn play(
             let (mv, n_info) = decide(ctx, bot, &state_text, &legal, report).await?;
             infos += n_info;
             decisions += 1;
-            send_position = false;
             if let Err(e) = state.play(&mv) {
                 let what = match e {
                     games::PlayError::Malformed(_) => "not a move at all",
@@ -433,9 +431,7 @@ async fn play(
                 ));
             }
             bot.queue(&ToBot::Played { seat, mv: &mv });
-            mv
         } else {
-            let _ = send_position;
             let mv = legal[ctx.rng.random_range(0..legal.len())].clone();
             state
                 .play(&mv)
@@ -445,9 +441,7 @@ async fn play(
             if next.is_some() && next != Some(sc.seat) {
                 bot.flush().await.map_err(|f| failure_text(&f, None))?;
             }
-            mv
-        };
-        let _ = mv;
+        }
         last_mover = Some(seat);
         plies += 1;
     };
