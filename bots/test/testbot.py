@@ -34,6 +34,8 @@ misbehave (default 0: at the first decision). Modes:
     fork-hold    fork a child that keeps the pipes open and sleeps, then exit
     stubborn     ignore `quit` and SIGTERM when asked to stop
     stderr-spam  write 3 MB to stderr at every decision, then move
+    unflushed    never flush stdout (answers reach the referee only at exit)
+    banner       print a greeting on stdout before `ready` (stdout noise)
 """
 
 import argparse
@@ -59,7 +61,8 @@ def main():
 
     def send(text):
         out.write(text.encode() + b"\n")
-        out.flush()
+        if mode != "unflushed":
+            out.flush()
 
     if mode == "exit-at-once":
         sys.exit(0)
@@ -80,6 +83,8 @@ def main():
         if cmd == "arena":
             if mode == "hang-start":
                 time.sleep(3600)
+            if mode == "banner":
+                send("Hello! testbot starting up")
             send("ready testbot " + mode)
         elif cmd == "newgame":
             log.write("testbot: " + line + "\n")
