@@ -17,4 +17,5 @@ pub mod record;
 pub mod referee;
 pub mod report;
 pub mod schedule;
+pub mod slurm;
 pub mod tournament;

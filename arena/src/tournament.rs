@@ -120,7 +120,8 @@ impl Manifest {
         write_atomic(dir, MANIFEST, text.as_bytes())
     }
 
-    fn describe(&self) -> String {
+    /// `` `name` seed S [shard K/N] ``, for messages.
+    pub fn describe(&self) -> String {
         match self.shard {
             Some(s) => format!("`{}` seed {} shard {s}", self.name, self.seed),
             None => format!("`{}` seed {}", self.name, self.seed),
