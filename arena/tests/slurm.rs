@@ -158,7 +158,11 @@ fn skip_unless_enabled() -> bool {
     if std::env::var("ARENA_SLURM_TEST").as_deref() == Ok("1") {
         return false;
     }
-    eprintln!(
+    // Straight to the stderr file: the test harness captures eprintln!, and a
+    // skipped test should be seen.
+    use std::io::Write;
+    let _ = writeln!(
+        std::io::stderr(),
         "\n*** SKIPPED: this test starts a real Slurm cluster (root, daemons). Run it with\n\
          ***   ARENA_SLURM_TEST=1 cargo test -p arena --test slurm\n\
          *** (.ci/run does).\n"
