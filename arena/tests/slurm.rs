@@ -180,8 +180,8 @@ fn a_tournament_on_slurm_equals_the_same_tournament_on_one_machine() {
     let mut cluster = Cluster::start(tmp.path().join("cluster"));
     eprintln!("cluster up after {:.1?}", started.elapsed());
     let tag = format!("slurm-{}", std::process::id());
-    // 3 bots, 3 pairings of 4 games: 6 seat-swapped pairs, 2 per shard.
-    let config = write_config(tmp.path(), "on-slurm", 4, &tag);
+    // 3 bots, 3 pairings of 16 games: 24 seat-swapped pairs, 8 per shard.
+    let config = write_config(tmp.path(), "on-slurm", 16, &tag);
     let run = tmp.path().join("run");
 
     let out = cluster
@@ -198,6 +198,59 @@ fn a_tournament_on_slurm_equals_the_same_tournament_on_one_machine() {
         stdout.contains(&run.join("index.html").display().to_string()),
         "{stdout}"
     );
+
+    // Requeue task 1 in the middle of its shard, as Slurm does when a node
+    // fails or a job is preempted: the task is stopped and started again.
+    let shard1 = run.join("shard-1-of-3");
+    let journaled = |f: &str| {
+        std::fs::read_to_string(shard1.join(f))
+            .map(|t| t.lines().count())
+            .unwrap_or(0)
+    };
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let mut requeued = false;
+    while Instant::now() < deadline {
+        let manifest = std::fs::read_to_string(shard1.join("tournament.json")).unwrap_or_default();
+        if manifest.contains("\"complete\"") {
+            break;
+        }
+        if journaled("journal.jsonl") + journaled("games.jsonl") >= 2 {
+            let task = format!("{array}_1");
+            let rq = cluster
+                .command("scontrol")
+                .args(["requeue", &task])
+                .output()
+                .unwrap();
+            assert!(rq.status.success(), "scontrol requeue: {}", text(&rq));
+            // A requeued job may start again 2 minutes after it is back to
+            // pending; make that now (set earlier, while it is still
+            // completing, the start time is overwritten).
+            let wait = Instant::now();
+            while queued(&cluster, &[&task])
+                .iter()
+                .all(|l| !l.contains("PENDING"))
+            {
+                assert!(
+                    wait.elapsed() < Duration::from_secs(60),
+                    "task 1 never went back to pending\n{}",
+                    diagnostics(&cluster, &run)
+                );
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            let now = cluster
+                .command("scontrol")
+                .args(["update", &format!("JobId={task}"), "StartTime=now"])
+                .output()
+                .unwrap();
+            assert!(now.status.success(), "scontrol update: {}", text(&now));
+            requeued = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    if !requeued {
+        eprintln!("note: task 1 finished before it could be requeued mid-shard");
+    }
 
     // Wait for the merge job: at most 5 minutes.
     let deadline = Instant::now() + Duration::from_secs(300);
@@ -234,13 +287,21 @@ fn a_tournament_on_slurm_equals_the_same_tournament_on_one_machine() {
     let shard_games: Vec<usize> = (1..=3)
         .map(|k| records_without_timing(&run.join(format!("shard-{k}-of-3"))).len())
         .collect();
-    assert_eq!(shard_games, [4, 4, 4], "each task played its own shard");
+    assert_eq!(shard_games, [16, 16, 16], "each task played its own shard");
 
     // The same tournament on one machine, no shards.
     let local = tmp.path().join("local");
     tournament(&config, &local, &["--concurrency", "2"]);
     assert_same_results(&local, &run);
-    assert_eq!(records_without_timing(&run).len(), 12);
+    assert_eq!(records_without_timing(&run).len(), 48);
+    if requeued {
+        // The requeued task resumed its journal: the games it had finished
+        // were not played again (the merge above refuses duplicates, and
+        // each shard holds each of its games once).
+        let log = std::fs::read_to_string(run.join("slurm/shard-1-of-3.out")).unwrap();
+        assert!(log.contains("DUE TO JOB REQUEUE"), "{log}");
+        assert!(log.contains("played now, the rest resumed"), "{log}");
+    }
 
     // A re-run of a task (as after a requeue) resumes its own journal: it
     // plays nothing and leaves the shard as it was.
@@ -261,7 +322,7 @@ fn a_tournament_on_slurm_equals_the_same_tournament_on_one_machine() {
     assert_eq!(std::fs::read(shard2.join("games.jsonl")).unwrap(), before);
     let log = std::fs::read_to_string(run.join("slurm/shard-2-of-3.out")).unwrap();
     assert!(
-        log.contains("4 games (shard 2/3), 0 played now, the rest resumed"),
+        log.contains("16 games (shard 2/3), 0 played now, the rest resumed"),
         "{log}"
     );
 
