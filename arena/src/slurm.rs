@@ -289,6 +289,18 @@ fn run(args: &SlurmArgs) -> Result<(), (u8, String)> {
         extra: args.sbatch.clone(),
     };
     plan.check().map_err(usage)?;
+    let pairs: std::collections::BTreeSet<u64> = tournament::jobs_for(&config.normalized())
+        .iter()
+        .map(|j| j.pair)
+        .collect();
+    if (pairs.len() as u64) < plan.shards {
+        eprintln!(
+            "arena slurm: warning: {} seat-swapped pairs of games for {} shards: {} tasks will have nothing to play",
+            pairs.len(),
+            plan.shards,
+            plan.shards - pairs.len() as u64
+        );
+    }
     let shard_path = plan.slurm_dir().join(SHARD_SCRIPT);
     let merge_path = plan.slurm_dir().join(MERGE_SCRIPT);
 

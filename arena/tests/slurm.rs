@@ -1,5 +1,5 @@
 //! `arena slurm` for real: a single-node Slurm cluster on localhost
-//! (tests/cluster/slurm-single-node.sh), a 3-shard tournament submitted as an
+//! (arena/tests/cluster/slurm-single-node.sh), a 3-shard tournament submitted as an
 //! array job plus a dependent merge job, and the merged report compared with
 //! the same tournament run on one machine.
 //!
