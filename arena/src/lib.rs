@@ -18,4 +18,5 @@ pub mod record;
 pub mod referee;
 pub mod report;
 pub mod schedule;
+pub mod slurm;
 pub mod tournament;

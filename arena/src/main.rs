@@ -32,6 +32,9 @@ enum Command {
     Tournament(arena::cli_tournament::TournamentArgs),
     /// Combine the run directories of shards into one report.
     Merge(arena::cli_tournament::MergeArgs),
+    /// Run a tournament on a Slurm cluster: an array job of N shards and a
+    /// dependent job that merges them into reports/<name>/.
+    Slurm(arena::slurm::SlurmArgs),
     /// Recompute ratings.csv, crosstable.csv and los.csv from a games file.
     Ratings(RatingsArgs),
     /// Writes DIR/index.html (standings, charts, replays) from DIR/games.jsonl
@@ -113,6 +116,7 @@ fn main() -> ExitCode {
         Some(Command::BotFirst) => bot_first(),
         Some(Command::Tournament(args)) => arena::cli_tournament::tournament(args),
         Some(Command::Merge(args)) => arena::cli_tournament::merge(args),
+        Some(Command::Slurm(args)) => arena::slurm::slurm(args),
         Some(Command::Ratings(args)) => ratings_command(args),
         Some(Command::Report(args)) => cli::report::report(args),
         Some(Command::Show(args)) => cli::report::show(args),

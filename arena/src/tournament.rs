@@ -120,7 +120,8 @@ impl Manifest {
         write_atomic(dir, MANIFEST, text.as_bytes())
     }
 
-    fn describe(&self) -> String {
+    /// `` `name` seed S [shard K/N] ``, for messages.
+    pub fn describe(&self) -> String {
         match self.shard {
             Some(s) => format!("`{}` seed {} shard {s}", self.name, self.seed),
             None => format!("`{}` seed {}", self.name, self.seed),
@@ -948,6 +949,12 @@ pub fn merge(dirs: &[PathBuf], out: Option<&Path>) -> Result<MergeSummary, Tourn
     for d in dirs {
         match Manifest::read(d)? {
             Some(m) => manifests.push(m),
+            None if !d.exists() => {
+                return refuse(format!(
+                    "{} does not exist: its run (shard) never started",
+                    d.display()
+                ))
+            }
             None => {
                 return refuse(format!(
                     "{} holds no {MANIFEST}: not a tournament run",
@@ -1342,6 +1349,12 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("missing (shard 3/3?)"), "{err}");
+        let mut absent = dirs[..2].to_vec();
+        absent.push(tmp.path().join("shard-never-ran"));
+        let err = merge(&absent, Some(&tmp.path().join("m0")))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("shard-never-ran does not exist"), "{err}");
 
         let err = merge(
             &[dirs[0].clone(), dirs[0].clone()],
