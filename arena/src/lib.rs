@@ -7,6 +7,7 @@
 pub mod bot;
 pub mod games;
 pub mod matchplay;
+pub mod play;
 pub mod playout;
 pub mod protocol;
 pub mod rating;

@@ -14,6 +14,8 @@ use arena::record::GameRecord;
 use arena::referee::TimeControl;
 use arena::report::ratings as ratings_report;
 
+mod cli;
+
 /// Referee and tournament harness for bot-versus-bot Dakon and Ludus latrunculorum.
 #[derive(Parser)]
 #[command(name = "arena", version)]
@@ -28,6 +30,13 @@ enum Command {
     Match(MatchArgs),
     /// Recompute ratings.csv, crosstable.csv and los.csv from a games file.
     Ratings(RatingsArgs),
+    /// Writes DIR/index.html (standings, charts, replays) from DIR/games.jsonl
+    /// and, when present, DIR/ratings.csv.
+    Report(cli::report::ReportArgs),
+    /// Draws a recorded position in the terminal.
+    Show(cli::report::ShowArgs),
+    /// Plays a game at the terminal, people against each other or against a bot.
+    Play(cli::report::PlayArgs),
     /// A built-in bot that plays the first legal move at once (for
     /// benchmarks and tests; speaks the protocol on stdin/stdout).
     #[command(hide = true)]
@@ -90,6 +99,9 @@ fn main() -> ExitCode {
         }
         Some(Command::BotFirst) => bot_first(),
         Some(Command::Ratings(args)) => ratings_command(args),
+        Some(Command::Report(args)) => cli::report::report(args),
+        Some(Command::Show(args)) => cli::report::show(args),
+        Some(Command::Play(args)) => cli::report::play(args),
         Some(Command::Match(args)) => match run_match(args) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {

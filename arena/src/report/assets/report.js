@@ -1,0 +1,721 @@
+// arena report: draws the standings, charts, game list and replay viewer from
+// the JSON in <script id="data">. Plain JS, no network. Every piece of text
+// from the data goes in through textContent or setAttribute, never as markup.
+(function () {
+  "use strict";
+
+  var DATA = JSON.parse(document.getElementById("data").textContent);
+  var SVGNS = "http://www.w3.org/2000/svg";
+  var PALETTE = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948",
+    "#b07aa1", "#ff9da7", "#9c755f", "#7f7f7f", "#1f77b4", "#2ca02c"];
+  var SEAT_COLORS = ["#c9a227", "#3b3b3b"];
+
+  // ---- small DOM helpers -------------------------------------------------
+
+  function el(tag, attrs) {
+    var node = document.createElement(tag);
+    setAttrs(node, attrs);
+    for (var i = 2; i < arguments.length; i++) append(node, arguments[i]);
+    return node;
+  }
+
+  function svg(tag, attrs) {
+    var node = document.createElementNS(SVGNS, tag);
+    setAttrs(node, attrs);
+    for (var i = 2; i < arguments.length; i++) append(node, arguments[i]);
+    return node;
+  }
+
+  function setAttrs(node, attrs) {
+    if (!attrs) return;
+    Object.keys(attrs).forEach(function (k) {
+      var v = attrs[k];
+      if (v === null || v === undefined || v === false) return;
+      if (k === "text") node.textContent = String(v);
+      else if (k === "onclick") node.addEventListener("click", v);
+      else node.setAttribute(k, String(v));
+    });
+  }
+
+  // append(node, child, child, ...): children may be nodes, strings, numbers,
+  // arrays of those, or null/undefined/false (skipped).
+  function append(node) {
+    for (var i = 1; i < arguments.length; i++) {
+      var child = arguments[i];
+      if (child === null || child === undefined || child === false) continue;
+      if (Array.isArray(child)) { child.forEach(function (c) { append(node, c); }); continue; }
+      if (typeof child === "string" || typeof child === "number") child = document.createTextNode(String(child));
+      node.appendChild(child);
+    }
+  }
+
+  function clear(node) {
+    while (node.firstChild) node.removeChild(node.firstChild);
+    return node;
+  }
+
+  function botColor(name) {
+    var i = DATA.standings.bots.indexOf(name);
+    return PALETTE[(i < 0 ? 0 : i) % PALETTE.length];
+  }
+
+  function fmtMs(ms) {
+    if (ms >= 10000) return (ms / 1000).toFixed(1) + " s";
+    if (ms >= 100) return ms.toFixed(0) + " ms";
+    return ms.toFixed(1) + " ms";
+  }
+
+  function fmtDuration(ms) {
+    if (ms < 1000) return ms + " ms";
+    var s = ms / 1000;
+    if (s < 120) return s.toFixed(1) + " s";
+    return Math.floor(s / 60) + " min " + Math.round(s % 60) + " s";
+  }
+
+  // "Nice" axis ticks between lo and hi.
+  function ticks(lo, hi, count) {
+    if (!(hi > lo)) { hi = lo + 1; }
+    var raw = (hi - lo) / Math.max(1, count);
+    var mag = Math.pow(10, Math.floor(Math.log10(raw)));
+    var step = [1, 2, 2.5, 5, 10].map(function (m) { return m * mag; })
+      .find(function (s) { return s >= raw; }) || 10 * mag;
+    var out = [];
+    for (var t = Math.ceil(lo / step) * step; t <= hi + step * 1e-9; t += step) out.push(+t.toFixed(10));
+    return out;
+  }
+
+  // ---- the report view ---------------------------------------------------
+
+  function renderSummary() {
+    var games = DATA.games;
+    var kinds = {};
+    games.forEach(function (g) { kinds[g.game] = (kinds[g.game] || 0) + 1; });
+    var parts = Object.keys(kinds).map(function (k) { return kinds[k] + " " + k; });
+    document.getElementById("summary").textContent =
+      games.length + " games" + (parts.length ? " (" + parts.join(", ") + ")" : "") +
+      ", " + DATA.standings.bots.length + " bots. Standings from " + DATA.standings.source +
+      ". Made by " + DATA.generator + ".";
+  }
+
+  function renderStandings() {
+    var t = DATA.standings;
+    var head = el("tr", null, t.columns.map(function (c, i) {
+      return el("th", { "class": t.numeric[i] ? "num" : null, text: c });
+    }));
+    var body = t.rows.map(function (row) {
+      return el("tr", null, row.map(function (cell, i) {
+        if (t.columns[i] === "bot") {
+          return el("td", { "class": "bot" },
+            el("span", { "class": "swatch", style: "background:" + botColor(cell) }),
+            el("span", { "class": "botname", text: cell }));
+        }
+        return el("td", { "class": t.numeric[i] ? "num" : null, text: cell });
+      }));
+    });
+    var table = el("table", { id: "standings-table", "class": "data" },
+      el("thead", null, head), el("tbody", null, body));
+    append(clear(document.getElementById("standings")), table);
+  }
+
+  function renderRatingChart() {
+    var chart = DATA.rating_chart;
+    var box = clear(document.getElementById("rating-chart"));
+    if (!chart.bars.length) { append(box, el("p", { "class": "muted", text: "No games yet." })); return; }
+    var longest = Math.max.apply(null, chart.bars.map(function (b) { return b.bot.length; }));
+    var labelW = Math.min(330, Math.max(90, 20 + 7.5 * longest)), W = 860, rowH = 28, top = 16, bottom = 40;
+    var H = top + bottom + rowH * chart.bars.length;
+    var lo = Math.min.apply(null, chart.bars.map(function (b) { return b.lo; }).concat([chart.reference]));
+    var hi = Math.max.apply(null, chart.bars.map(function (b) { return b.hi; }).concat([chart.reference]));
+    var pad = (hi - lo) * 0.05 || 1;
+    lo -= pad; hi += pad;
+    var x = function (v) { return labelW + (W - labelW - 20) * (v - lo) / (hi - lo); };
+    var root = svg("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, "class": "chart", role: "img",
+      "aria-label": chart.label });
+    ticks(lo, hi, 8).forEach(function (t) {
+      append(root, svg("line", { x1: x(t), x2: x(t), y1: top - 6, y2: H - bottom + 4, "class": "grid" }));
+      append(root, svg("text", { x: x(t), y: H - bottom + 18, "text-anchor": "middle", "class": "tick", text: t }));
+    });
+    append(root, svg("line", { x1: x(chart.reference), x2: x(chart.reference), y1: top - 6, y2: H - bottom + 4,
+      "class": "reference" }));
+    chart.bars.forEach(function (b, i) {
+      var y = top + rowH * i + rowH / 2;
+      var c = botColor(b.bot);
+      var name = b.bot.length > 42 ? b.bot.slice(0, 40) + "\u2026" : b.bot;
+      append(root, svg("text", { x: labelW - 10, y: y + 4, "text-anchor": "end", "class": "label", text: name },
+        svg("title", { text: b.bot })));
+      append(root, svg("line", { x1: x(b.lo), x2: x(b.hi), y1: y, y2: y, stroke: c, "stroke-width": 4,
+        "stroke-linecap": "round" }));
+      append(root, svg("line", { x1: x(b.lo), x2: x(b.lo), y1: y - 7, y2: y + 7, stroke: c, "stroke-width": 2 }));
+      append(root, svg("line", { x1: x(b.hi), x2: x(b.hi), y1: y - 7, y2: y + 7, stroke: c, "stroke-width": 2 }));
+      append(root, svg("circle", { cx: x(b.value), cy: y, r: 6, fill: c, stroke: "#fff", "stroke-width": 1.5 },
+        svg("title", { text: b.bot + ": " + b.value.toFixed(1) + " [" + b.lo.toFixed(1) + ", " + b.hi.toFixed(1) + "]" })));
+    });
+    append(root, svg("text", { x: (labelW + W) / 2, y: H - 6, "text-anchor": "middle", "class": "axis-label",
+      text: chart.label }));
+    append(box, root);
+  }
+
+  // red (0) -> pale (0.5) -> green (1)
+  function heat(frac) {
+    var a = [214, 96, 77], m = [247, 247, 247], b = [77, 172, 104];
+    var from = frac < 0.5 ? a : m, to = frac < 0.5 ? m : b;
+    var t = frac < 0.5 ? frac * 2 : (frac - 0.5) * 2;
+    var c = from.map(function (v, i) { return Math.round(v + (to[i] - v) * t); });
+    return "rgb(" + c.join(",") + ")";
+  }
+
+  function fmtPoints(p) { return (p % 1 === 0) ? String(p) : p.toFixed(1); }
+
+  function renderCrosstable() {
+    var ct = DATA.crosstable;
+    var box = clear(document.getElementById("crosstable"));
+    if (!ct.bots.length) return;
+    var head = el("tr", null, el("th", { text: "" }), ct.bots.map(function (b, j) {
+      return el("th", { "class": "num", title: b, text: "#" + (j + 1) });
+    }), el("th", { "class": "num", text: "score" }));
+    var rows = ct.bots.map(function (b, i) {
+      var total = 0, games = 0;
+      var cells = ct.bots.map(function (_, j) {
+        if (i === j) return el("td", { "class": "diag" });
+        var g = ct.games[i][j], p = ct.points[i][j];
+        total += p; games += g;
+        if (!g) return el("td", { "class": "num empty", text: "" });
+        return el("td", { "class": "num heat", style: "background:" + heat(p / g),
+          title: b + " vs " + ct.bots[j] + ": " + fmtPoints(p) + " of " + g,
+          text: fmtPoints(p) + "/" + g });
+      });
+      return el("tr", null, el("th", { "class": "rowhead" }, "#" + (i + 1) + " ", el("span", { text: b })), cells,
+        el("td", { "class": "num", text: games ? (100 * total / games).toFixed(0) + "%" : "" }));
+    });
+    append(box, el("table", { id: "crosstable-table", "class": "data heatmap" },
+      el("thead", null, head), el("tbody", null, rows)));
+    append(box, el("p", { "class": "muted small", text: "Points the row bot scored against the column bot, of games played; green wins, red losses." }));
+  }
+
+  function renderTimeline() {
+    var tl = DATA.timeline;
+    var box = clear(document.getElementById("timeline"));
+    var n = tl.games.length;
+    if (!n) { append(box, el("p", { "class": "muted", text: "No games yet." })); return; }
+    var W = 560, H = 300, L = 44, R = 12, T = 12, B = 36;
+    var maxY = 0;
+    tl.points.forEach(function (s) { s.forEach(function (v) { if (v > maxY) maxY = v; }); });
+    maxY = Math.max(1, maxY);
+    var x = function (k) { return L + (W - L - R) * (n === 1 ? 1 : k / (n - 1)); };
+    var y = function (v) { return T + (H - T - B) * (1 - v / maxY); };
+    var root = svg("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, "class": "chart", role: "img",
+      "aria-label": "cumulative points per bot by game" });
+    ticks(0, maxY, 5).forEach(function (t) {
+      append(root, svg("line", { x1: L, x2: W - R, y1: y(t), y2: y(t), "class": "grid" }));
+      append(root, svg("text", { x: L - 6, y: y(t) + 4, "text-anchor": "end", "class": "tick", text: t }));
+    });
+    ticks(1, n, 6).forEach(function (t) {
+      if (t < 1 || t > n || t % 1) return;
+      append(root, svg("text", { x: x(t - 1), y: H - B + 16, "text-anchor": "middle", "class": "tick", text: t }));
+    });
+    append(root, svg("text", { x: (L + W) / 2, y: H - 4, "text-anchor": "middle", "class": "axis-label",
+      text: "games played" }));
+    tl.points.forEach(function (series, b) {
+      var pts = series.map(function (v, k) { return x(k).toFixed(1) + "," + y(v).toFixed(1); }).join(" ");
+      if (n === 1) pts = L + "," + y(0) + " " + pts;
+      append(root, svg("polyline", { points: pts, fill: "none", stroke: botColor(tl.bots[b]), "stroke-width": 2 },
+        svg("title", { text: tl.bots[b] + ": " + fmtPoints(series[n - 1]) + " points" })));
+    });
+    append(box, root);
+    append(box, el("div", { "class": "legend" }, tl.bots.map(function (b) {
+      return el("span", { "class": "legend-item" }, el("span", { "class": "swatch", style: "background:" + botColor(b) }),
+        el("span", { text: b }));
+    })));
+  }
+
+  function renderGames() {
+    var box = clear(document.getElementById("games"));
+    var cols = ["#", "round", "game", "seat 0", "seat 1", "result", "reason", "plies", "scores", "time", ""];
+    var numeric = { "#": 1, round: 1, plies: 1, scores: 1, time: 1 };
+    var head = el("tr", null, cols.map(function (c) { return el("th", { "class": numeric[c] ? "num" : null, text: c }); }));
+    var rows = DATA.games.map(function (g) {
+      var replay = g.moves ? el("a", { href: "#game=" + g.index, text: "replay" }) : el("span", { "class": "muted", text: "-" });
+      var reason = g.reason + (g.offender !== undefined ? " (seat " + g.offender + ")" : "");
+      return el("tr", null,
+        el("td", { "class": "num" }, g.moves ? el("a", { href: "#game=" + g.index, text: g.index }) : String(g.index)),
+        el("td", { "class": "num", text: g.round }),
+        el("td", { text: g.game }),
+        el("td", { "class": "bot" + (g.result === "1-0" ? " winner" : "") }, el("span", { text: g.seats[0] })),
+        el("td", { "class": "bot" + (g.result === "0-1" ? " winner" : "") }, el("span", { text: g.seats[1] })),
+        el("td", { "class": "result", text: g.result }),
+        el("td", { "class": "reason " + g.reason, title: g.detail || null, text: reason }),
+        el("td", { "class": "num", text: g.plies }),
+        el("td", { "class": "num", text: g.scores[0] + "-" + g.scores[1] }),
+        el("td", { "class": "num", text: fmtDuration(g.duration_ms) }),
+        el("td", null, replay));
+    });
+    append(box, el("table", { id: "games-table", "class": "data" }, el("thead", null, head), el("tbody", null, rows)));
+    if (DATA.games.length > DATA.replays) {
+      append(box, el("p", { "class": "muted", text: "Replays are embedded for the first " + DATA.replays +
+        " games only, to keep this page small enough to open; draw the others with `arena show games.jsonl --game K`." }));
+    }
+  }
+
+  // ---- state notations ---------------------------------------------------
+
+  function fields(state) {
+    var out = {};
+    state.trim().split(/\s+/).forEach(function (f) {
+      var i = f.indexOf("=");
+      if (i > 0) out[f.slice(0, i)] = f.slice(i + 1);
+    });
+    return out;
+  }
+
+  function parseState(state) {
+    var f = fields(state || "");
+    if (f.pits !== undefined) {
+      var pits = f.pits.split(",").map(Number);
+      if (pits.length % 2 || pits.some(isNaN)) throw new Error("bad pits in " + state);
+      return { kind: "dakon", pits: pits, stores: (f.stores || "0,0").split(",").map(Number),
+        turn: Number(f.turn), ply: Number(f.ply) };
+    }
+    if (f.board !== undefined) {
+      var ranks = f.board.split("/");
+      var squares = [], width = null;
+      ranks.forEach(function (rank) {
+        var row = [], run = 0;
+        for (var i = 0; i < rank.length; i++) {
+          var c = rank[i];
+          if (c >= "0" && c <= "9") { run = run * 10 + (c.charCodeAt(0) - 48); continue; }
+          for (; run > 0; run--) row.push(null);
+          var p = { X: [0, false], O: [1, false], x: [0, true], o: [1, true] }[c];
+          if (!p) throw new Error("bad square " + c + " in " + state);
+          row.push({ seat: p[0], trapped: p[1] });
+        }
+        for (; run > 0; run--) row.push(null);
+        if (width === null) width = row.length;
+        if (row.length !== width) throw new Error("ragged board in " + state);
+        squares.push(row);
+      });
+      return { kind: "latrunculi", width: width, height: ranks.length, rows: squares, turn: Number(f.turn),
+        phase: f.phase, hand: (f.hand || "0,0").split(",").map(Number), quiet: Number(f.quiet), ply: Number(f.ply) };
+    }
+    throw new Error("unknown state notation: " + state);
+  }
+
+  // ---- boards as SVG ------------------------------------------------------
+
+  // prev: the position before the last move (or null), to mark what changed.
+  function dakonSvg(s, names, lastMove, prev) {
+    var n = s.pits.length / 2;
+    var step = 64, R = 25, storeW = 70, gap = 18, left = 16;
+    var x0 = left + storeW + gap + step / 2;
+    var W = left * 2 + storeW * 2 + gap * 2 + step * n;
+    var topY = 78, botY = 158, H = 236;
+    var total = s.pits.reduce(function (a, b) { return a + b; }, 0) + s.stores[0] + s.stores[1];
+    var root = svg("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, "class": "board dakon",
+      role: "img", "aria-label": "Dakon position" });
+    append(root, svg("rect", { x: 2, y: 26, width: W - 4, height: 184, rx: 40, "class": "dakon-wood" }));
+    var label = function (seat, y) {
+      var turn = s.turn === seat;
+      return svg("text", { x: W / 2, y: y, "text-anchor": "middle", "class": "seat-label" + (turn ? " to-move" : "") },
+        (turn ? "\u25B6 " : "") + "seat " + seat + ": " + names[seat] + (turn ? " to move" : ""));
+    };
+    append(root, label(1, 18), label(0, H - 6));
+    var fillFor = function (count) {
+      var t = Math.min(1, count / Math.max(1, total / n / 2));
+      return "rgb(" + [Math.round(250 - 60 * t), Math.round(240 - 90 * t), Math.round(220 - 130 * t)].join(",") + ")";
+    };
+    var pit = function (i, cx, cy, labelY) {
+      var played = lastMove !== null && String(i) === lastMove;
+      var g = svg("g", { "class": "pit" + (played ? " played" : ""), "data-pit": i });
+      append(g, svg("circle", { cx: cx, cy: cy, r: R, fill: fillFor(s.pits[i]) }));
+      append(g, svg("text", { x: cx, y: cy + 7, "text-anchor": "middle", "class": "count", text: s.pits[i] }));
+      append(g, svg("text", { x: cx, y: labelY, "text-anchor": "middle", "class": "pit-index", text: i }));
+      var delta = prev && prev.pits.length === s.pits.length ? s.pits[i] - prev.pits[i] : 0;
+      if (delta) {
+        append(g, svg("text", { x: cx + R - 2, y: cy - R + 8, "text-anchor": "middle",
+          "class": "delta " + (delta > 0 ? "up" : "down"), text: (delta > 0 ? "+" : "\u2212") + Math.abs(delta) }));
+      }
+      return g;
+    };
+    for (var i = 0; i < n; i++) {
+      append(root, pit(i, x0 + step * i, topY, topY - R - 5));
+      append(root, pit(n + i, x0 + step * i, botY, botY + R + 14));
+    }
+    var store = function (seat, x) {
+      var g = svg("g", { "class": "store" + (s.turn === seat ? " to-move" : "") });
+      append(g, svg("rect", { x: x, y: topY - R, width: storeW, height: botY - topY + 2 * R, rx: 32 }));
+      append(g, svg("text", { x: x + storeW / 2, y: (topY + botY) / 2 + 9, "text-anchor": "middle", "class": "count store-count",
+        text: s.stores[seat] }));
+      append(g, svg("text", { x: x + storeW / 2, y: (topY + botY) / 2 + 28, "text-anchor": "middle", "class": "pit-index",
+        text: "store " + seat }));
+      var gain = prev ? s.stores[seat] - prev.stores[seat] : 0;
+      if (gain) {
+        append(g, svg("text", { x: x + storeW / 2, y: topY - R + 22, "text-anchor": "middle", "class": "delta up",
+          text: "+" + gain }));
+      }
+      return g;
+    };
+    append(root, store(1, left), store(0, W - left - storeW));
+    return root;
+  }
+
+  function squareName(file, rank) { return String.fromCharCode(97 + file) + (rank + 1); }
+
+  function parseSquare(text) {
+    var m = /^([a-z])(\d+)$/.exec(text);
+    return m ? { file: m[1].charCodeAt(0) - 97, rank: Number(m[2]) - 1 } : null;
+  }
+
+  // effects: what the engine said the last move did; its `trapped` and
+  // `freed` square lists, when present, are ringed.
+  function latrunculiSvg(s, names, lastMove, effects) {
+    var cell = Math.max(26, Math.min(56, Math.floor(520 / Math.max(s.width, s.height))));
+    var L = 26, T = 30, B = 70;
+    var W = L * 2 + cell * s.width, H = T + B + cell * s.height;
+    var root = svg("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, "class": "board latrunculi",
+      role: "img", "aria-label": "Ludus latrunculorum position" });
+    var turnText = (s.turn === 0 ? "\u25CB " : "\u25CF ") + "seat " + s.turn + ": " + names[s.turn] + " to " +
+      (s.phase === "place" ? "place" : "move");
+    append(root, svg("text", { x: W / 2, y: 18, "text-anchor": "middle", "class": "seat-label to-move", text: turnText }));
+    var path = [], removed = null;
+    if (lastMove) {
+      if (lastMove[0] === "x") removed = parseSquare(lastMove.slice(1));
+      else path = lastMove.split("-").map(parseSquare).filter(Boolean);
+    }
+    var px = function (file) { return L + cell * file; };
+    var py = function (rank) { return T + cell * (s.height - 1 - rank); };
+    for (var r = 0; r < s.height; r++) {
+      for (var f = 0; f < s.width; f++) {
+        var rank = s.height - 1 - r;
+        append(root, svg("rect", { x: px(f), y: py(rank), width: cell, height: cell,
+          "class": "sq " + ((f + rank) % 2 ? "light" : "dark"), "data-square": squareName(f, rank) }));
+      }
+    }
+    path.forEach(function (sq, i) {
+      append(root, svg("rect", { x: px(sq.file) + 1, y: py(sq.rank) + 1, width: cell - 2, height: cell - 2,
+        "class": i === path.length - 1 ? "hl-to" : "hl-from" }));
+    });
+    if (path.length > 1) {
+      var pts = path.map(function (sq) { return (px(sq.file) + cell / 2) + "," + (py(sq.rank) + cell / 2); }).join(" ");
+      append(root, svg("polyline", { points: pts, "class": "move-path" }));
+    }
+    if (removed) {
+      append(root, svg("rect", { x: px(removed.file) + 2, y: py(removed.rank) + 2, width: cell - 4, height: cell - 4,
+        "class": "hl-removed" }));
+    }
+    var ring = function (list, cls) {
+      if (!Array.isArray(list)) return;
+      list.forEach(function (name) {
+        var sq = typeof name === "string" ? parseSquare(name) : null;
+        if (!sq || sq.file >= s.width || sq.rank >= s.height) return;
+        append(root, svg("rect", { x: px(sq.file) + 3, y: py(sq.rank) + 3, width: cell - 6, height: cell - 6, rx: 6,
+          "class": cls }));
+      });
+    };
+    if (effects && typeof effects === "object") {
+      ring(effects.trapped, "hl-trapped");
+      ring(effects.freed, "hl-freed");
+    }
+    for (r = 0; r < s.height; r++) {
+      for (f = 0; f < s.width; f++) {
+        var p = s.rows[r][f];
+        if (!p) continue;
+        var cx = px(f) + cell / 2, cy = T + cell * r + cell / 2, rad = cell * 0.36;
+        var g = svg("g", { "class": "piece seat" + p.seat + (p.trapped ? " trapped" : "") });
+        append(g, svg("circle", { cx: cx, cy: cy, r: rad }));
+        append(g, svg("circle", { cx: cx, cy: cy, r: rad * 0.62, "class": "inner" }));
+        if (p.trapped) {
+          var d = rad * 0.55;
+          append(g, svg("path", { d: "M" + (cx - d) + " " + (cy - d) + "L" + (cx + d) + " " + (cy + d) +
+            "M" + (cx + d) + " " + (cy - d) + "L" + (cx - d) + " " + (cy + d), "class": "trap-mark" }));
+        }
+        append(g, svg("title", { text: squareName(f, s.height - 1 - r) + ": seat " + p.seat + (p.trapped ? ", trapped" : "") }));
+        append(root, g);
+      }
+    }
+    for (f = 0; f < s.width; f++) {
+      append(root, svg("text", { x: px(f) + cell / 2, y: T + cell * s.height + 16, "text-anchor": "middle",
+        "class": "coord", text: String.fromCharCode(97 + f) }));
+    }
+    for (r = 0; r < s.height; r++) {
+      append(root, svg("text", { x: L - 6, y: py(r) + cell / 2 + 4, "text-anchor": "end", "class": "coord", text: r + 1 }));
+      append(root, svg("text", { x: W - L + 6, y: py(r) + cell / 2 + 4, "text-anchor": "start", "class": "coord", text: r + 1 }));
+    }
+    var count = function (seat) {
+      var c = 0, t = 0;
+      s.rows.forEach(function (row) { row.forEach(function (p) { if (p && p.seat === seat) { c++; if (p.trapped) t++; } }); });
+      return c + " on board" + (t ? " (" + t + " trapped)" : "") + (s.phase === "place" ? ", " + s.hand[seat] + " in hand" : "");
+    };
+    var short = function (name) { return name.length > 28 ? name.slice(0, 27) + "\u2026" : name; };
+    [0, 1].forEach(function (seat) {
+      var legendY = T + cell * s.height + 36 + 18 * seat;
+      append(root, svg("circle", { cx: L + 8, cy: legendY - 4, r: 7, "class": "legend-piece seat" + seat }));
+      append(root, svg("text", { x: L + 22, y: legendY, "class": "legend-text",
+        text: "seat " + seat + " " + short(names[seat]) + ": " + count(seat) }));
+    });
+    return root;
+  }
+
+  function boardSvg(state, names, lastMove, prevState, effects) {
+    var s = parseState(state);
+    if (s.kind !== "dakon") return latrunculiSvg(s, names, lastMove, effects);
+    var prev = null;
+    if (prevState) {
+      try { prev = parseState(prevState); } catch (e) { prev = null; }
+      if (prev && prev.kind !== "dakon") prev = null;
+    }
+    return dakonSvg(s, names, lastMove, prev);
+  }
+
+  // ---- the replay viewer -------------------------------------------------
+
+  var replay = null; // { game, ply }
+
+  function gameByIndex(k) {
+    for (var i = 0; i < DATA.games.length; i++) if (DATA.games[i].index === k) return DATA.games[i];
+    return null;
+  }
+
+  function openReplay(k, ply) {
+    var g = gameByIndex(k);
+    var box = clear(document.getElementById("replay"));
+    document.getElementById("report").hidden = true;
+    box.hidden = false;
+    if (!g || !g.moves) {
+      replay = null;
+      append(box, el("p", null, el("a", { href: "#", text: "\u2190 back to the report" })));
+      append(box, el("p", { text: g ? "Game " + k + " has no embedded replay; use `arena show`." : "There is no game " + k + "." }));
+      return;
+    }
+    replay = { game: g, ply: Math.max(0, Math.min(g.moves.length, isNaN(ply) ? 0 : ply)) };
+    var params = Object.keys(g.params).map(function (key) { return key + "=" + g.params[key]; }).join(" ");
+    append(box, el("p", { "class": "back" }, el("a", { href: "#", text: "\u2190 back to the report" })));
+    append(box, el("h2", { "class": "replay-title" }, "Game " + g.index + ": ",
+      el("span", { "class": "seat0-name", text: g.seats[0] }), " vs ",
+      el("span", { "class": "seat1-name", text: g.seats[1] })));
+    append(box, el("p", { "class": "meta", text: g.game + (params ? " (" + params + ")" : "") + " \u00B7 seed " + g.seed +
+      " \u00B7 round " + g.round + " \u00B7 result " + g.result + " (" + g.reason +
+      (g.detail ? ": " + g.detail : "") + ") \u00B7 scores " + g.scores[0] + "-" + g.scores[1] + " \u00B7 " + g.plies +
+      " plies \u00B7 " + fmtDuration(g.duration_ms) }));
+    var controls = el("div", { "class": "controls" },
+      el("button", { id: "first", type: "button", title: "first (Home)", text: "|\u25C0", onclick: function () { go(0); } }),
+      el("button", { id: "prev", type: "button", title: "back (\u2190)", text: "\u25C0", onclick: function () { go(replay.ply - 1); } }),
+      el("button", { id: "next", type: "button", title: "forward (\u2192)", text: "\u25B6", onclick: function () { go(replay.ply + 1); } }),
+      el("button", { id: "last", type: "button", title: "last (End)", text: "\u25B6|", onclick: function () { go(replay.game.moves.length); } }),
+      el("span", { id: "ply-label", "class": "ply-label" }));
+    var slider = el("input", { id: "ply-slider", type: "range", min: 0, max: g.moves.length, value: replay.ply,
+      "aria-label": "ply" });
+    slider.addEventListener("input", function () { go(Number(slider.value)); });
+    var moveRows = g.moves.map(function (m, i) {
+      return el("tr", { "data-ply": i + 1, "class": "seat" + m.seat + (i < g.opening_plies ? " opening" : ""),
+        onclick: function () { go(i + 1); } },
+        el("td", { "class": "num", text: i + 1 }),
+        el("td", null, el("span", { "class": "seat-dot seat" + m.seat }), el("span", { text: g.seats[m.seat] })),
+        el("td", { "class": "mv", text: m.move }),
+        el("td", { "class": "num", text: i < g.opening_plies ? "opening" : fmtMs(m.ms) }),
+        el("td", { "class": "num", text: m.info && m.info.length ? String(m.info.length) : "" }));
+    });
+    var startRow = el("tr", { "data-ply": 0, onclick: function () { go(0); } },
+      el("td", { "class": "num", text: 0 }), el("td", { colspan: 4, "class": "muted", text: "initial position" }));
+    var moveTable = el("table", { id: "movelist", "class": "data moves" },
+      el("thead", null, el("tr", null, ["ply", "player", "move", "time", "info"].map(function (c) {
+        return el("th", { "class": c === "ply" || c === "time" || c === "info" ? "num" : null, text: c });
+      }))),
+      el("tbody", null, startRow, moveRows));
+    append(box, el("div", { "class": "replay-grid" },
+      el("div", { "class": "board-col" },
+        el("div", { id: "board", "class": "board-box" }),
+        controls, slider,
+        el("div", { id: "move-detail", "class": "move-detail" }),
+        el("h3", { text: "Clock used per move" }),
+        el("div", { id: "clock-chart" })),
+      el("div", { "class": "moves-col" }, el("h3", { text: "Moves" }), el("div", { "class": "moves-scroll" }, moveTable))));
+    renderClockChart(g);
+    show();
+  }
+
+  function renderClockChart(g) {
+    var box = clear(document.getElementById("clock-chart"));
+    var n = g.moves.length;
+    if (!n) return;
+    var W = 560, H = 110, L = 52, B = 20, T = 8;
+    var maxMs = Math.max.apply(null, g.moves.map(function (m) { return m.ms; }).concat([1]));
+    var bw = (W - L - 4) / n;
+    var root = svg("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, "class": "chart clock" });
+    ticks(0, maxMs, 3).forEach(function (t) {
+      var y = T + (H - T - B) * (1 - t / maxMs);
+      append(root, svg("line", { x1: L, x2: W, y1: y, y2: y, "class": "grid" }));
+      append(root, svg("text", { x: L - 4, y: y + 4, "text-anchor": "end", "class": "tick", text: fmtMs(t) }));
+    });
+    g.moves.forEach(function (m, i) {
+      var h = (H - T - B) * m.ms / maxMs;
+      var bar = svg("rect", { x: L + bw * i, y: H - B - h, width: Math.max(0.5, bw - (bw > 3 ? 1 : 0)), height: Math.max(0.5, h),
+        fill: SEAT_COLORS[m.seat], "data-ply": i + 1 },
+        svg("title", { text: "ply " + (i + 1) + ": " + m.move + " " + fmtMs(m.ms) }));
+      bar.addEventListener("click", function () { go(i + 1); });
+      append(root, bar);
+    });
+    append(root, svg("line", { id: "clock-cursor", x1: 0, x2: 0, y1: T, y2: H - B, "class": "cursor" }));
+    append(root, svg("text", { x: L, y: H - 4, "class": "tick", text: "ply 1" }));
+    append(root, svg("text", { x: W, y: H - 4, "text-anchor": "end", "class": "tick", text: "ply " + n }));
+    append(box, root);
+    append(box, el("div", { "class": "legend" }, [0, 1].map(function (seat) {
+      return el("span", { "class": "legend-item" }, el("span", { "class": "swatch", style: "background:" + SEAT_COLORS[seat] }),
+        el("span", { text: "seat " + seat + ": " + g.seats[seat] }));
+    })));
+  }
+
+  function go(ply) {
+    if (!replay) return;
+    var n = replay.game.moves.length;
+    replay.ply = Math.max(0, Math.min(n, ply));
+    show();
+    var params = new URLSearchParams(location.hash.slice(1));
+    params.set("game", replay.game.index);
+    params.set("ply", replay.ply);
+    try {
+      history.replaceState(null, "", "#" + params.toString().replace(/=(&|$)/g, "$1"));
+    } catch (e) { /* some browsers refuse it on file:// pages; the address is only a convenience */ }
+  }
+
+  function show() {
+    var g = replay.game, p = replay.ply, n = g.moves.length;
+    var state = p === 0 ? g.initial_state : g.moves[p - 1].state;
+    var last = p === 0 ? null : g.moves[p - 1];
+    var board = clear(document.getElementById("board"));
+    try {
+      var before = p === 0 ? null : (p === 1 ? g.initial_state : g.moves[p - 2].state);
+      append(board, boardSvg(state, g.seats, last ? last.move : null, before, last ? last.effects : null));
+    } catch (e) {
+      append(board, el("pre", { "class": "raw-state", text: state + "\n(" + e.message + ")" }));
+    }
+    document.getElementById("ply-label").textContent = "ply " + p + " / " + n;
+    document.getElementById("ply-slider").value = p;
+    document.getElementById("first").disabled = document.getElementById("prev").disabled = p === 0;
+    document.getElementById("next").disabled = document.getElementById("last").disabled = p === n;
+    var detail = clear(document.getElementById("move-detail"));
+    if (!last) {
+      append(detail, el("p", null, el("strong", { text: "Initial position." }), " " + g.seats[0] + " (seat 0) moves first."));
+    } else {
+      append(detail, el("p", null, el("strong", { text: "Ply " + p + ": " }),
+        el("span", { "class": "seat-dot seat" + last.seat }),
+        el("span", { text: g.seats[last.seat] + " (seat " + last.seat + ") played " }),
+        el("code", { text: last.move }),
+        el("span", { text: p <= g.opening_plies ? " (opening move chosen by the referee)" : " in " + fmtMs(last.ms) })));
+      if (last.effects !== undefined) {
+        append(detail, el("p", { "class": "effects" }, el("span", { "class": "muted", text: "effects: " }),
+          el("code", { text: JSON.stringify(last.effects) })));
+      }
+      if (last.info && last.info.length) {
+        append(detail, el("pre", { "class": "info", text: last.info.join("\n") }));
+      } else {
+        append(detail, el("p", { "class": "muted small", text: "no info lines" }));
+      }
+    }
+    if (p === n) {
+      append(detail, el("p", { "class": "final", text: "Final: " + g.result + " (" + g.reason +
+        (g.detail ? ": " + g.detail : "") + "), scores " + g.scores[0] + "-" + g.scores[1] + "." }));
+    }
+    append(detail, el("p", { "class": "state-text" }, el("code", { text: state })));
+    var rows = document.querySelectorAll("#movelist tbody tr");
+    rows.forEach(function (row) {
+      var on = Number(row.getAttribute("data-ply")) === p;
+      row.classList.toggle("current", on);
+      if (on && row.scrollIntoView) {
+        var sc = row.closest(".moves-scroll");
+        if (sc) sc.scrollTop = Math.max(0, row.offsetTop - sc.clientHeight / 2);
+      }
+    });
+    var cursor = document.getElementById("clock-cursor");
+    if (cursor && n) {
+      var x = 52 + (560 - 52 - 4) / n * (Math.max(1, p) - 0.5);
+      cursor.setAttribute("x1", x);
+      cursor.setAttribute("x2", x);
+      cursor.style.display = p ? "" : "none";
+    }
+  }
+
+  document.addEventListener("keydown", function (e) {
+    if (!replay || document.getElementById("replay").hidden) return;
+    if (e.target && e.target.tagName === "INPUT") return;
+    if (e.altKey || e.ctrlKey || e.metaKey) return;
+    var moves = { ArrowRight: 1, ArrowLeft: -1 };
+    if (e.key in moves) { go(replay.ply + moves[e.key]); e.preventDefault(); }
+    else if (e.key === "Home") { go(0); e.preventDefault(); }
+    else if (e.key === "End") { go(replay.game.moves.length); e.preventDefault(); }
+  });
+
+  // ---- routing -----------------------------------------------------------
+
+  function route() {
+    var params = new URLSearchParams(location.hash.slice(1));
+    if (params.has("game")) {
+      openReplay(Number(params.get("game")), Number(params.get("ply") || 0));
+    } else {
+      replay = null;
+      document.getElementById("replay").hidden = true;
+      document.getElementById("report").hidden = false;
+    }
+  }
+
+  // ---- self-test (only with #selftest in the address) --------------------
+  // Steps the replay viewer and writes what it saw into <pre id="selftest">
+  // as JSON, for the end-to-end test that loads this page in a browser.
+
+  function boardMarkup() {
+    var b = document.querySelector("#board svg");
+    return b ? b.outerHTML : "";
+  }
+
+  function selftest() {
+    var out = { errors: window.__arenaErrors || [], checks: {} };
+    try {
+      out.standings_bots = Array.prototype.map.call(
+        document.querySelectorAll("#standings-table tbody td.bot .botname"), function (td) { return td.textContent; });
+      out.games_listed = document.querySelectorAll("#games-table tbody tr").length;
+      out.charts = document.querySelectorAll("#rating-chart svg, #timeline svg").length;
+      out.heatmap_cells = document.querySelectorAll("#crosstable-table td.heat").length;
+      if (!replay) openReplay(DATA.games.length ? DATA.games[0].index : 0, 0);
+      if (replay) {
+        go(0);
+        var start = boardMarkup();
+        document.dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowRight", bubbles: true }));
+        var afterKey = boardMarkup();
+        document.getElementById("next").click();
+        var afterClick = boardMarkup();
+        document.dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowLeft", bubbles: true }));
+        document.getElementById("prev").click();
+        var back = boardMarkup();
+        out.checks.board_drawn = start.indexOf("<svg") === 0;
+        out.checks.arrow_key_changes_board = afterKey !== start;
+        out.checks.button_changes_board = afterClick !== afterKey;
+        out.checks.back_restores_board = back === start;
+        out.ply_label = document.getElementById("ply-label").textContent;
+        // Draw every embedded position once: no notation may fail to render.
+        var drawn = 0, failed = [];
+        DATA.games.forEach(function (g) {
+          if (!g.moves) return;
+          [g.initial_state].concat(g.moves.map(function (m) { return m.state; })).forEach(function (st, i) {
+            try { boardSvg(st, g.seats, i ? g.moves[i - 1].move : null); drawn++; } catch (e) { failed.push(g.index + "@" + i + ": " + e.message); }
+          });
+        });
+        out.positions_drawn = drawn;
+        out.positions_failed = failed.slice(0, 10);
+        out.checks.all_positions_drawn = failed.length === 0;
+        go(Math.min(2, replay.game.moves.length));
+      }
+    } catch (e) {
+      out.errors.push("selftest: " + e.message);
+    }
+    var pre = document.getElementById("selftest");
+    pre.textContent = JSON.stringify(out);
+  }
+
+  renderSummary();
+  renderStandings();
+  renderRatingChart();
+  renderCrosstable();
+  renderTimeline();
+  renderGames();
+  window.addEventListener("hashchange", route);
+  route();
+  if (/(^|[#&])selftest(=|&|$)/.test(location.hash)) selftest();
+})();

@@ -1,0 +1,527 @@
+//! Numbers behind the report, computed from game records (and the ratings
+//! CSV when the rating step has written one): standings, the crosstable, the
+//! score over time and the intervals the rating chart draws.
+
+use std::collections::BTreeMap;
+use std::io;
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::record::{GameRecord, GameResult};
+
+/// One bot's results, counted from the records.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct BotLine {
+    pub bot: String,
+    pub games: u64,
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+    /// Games this bot lost by forfeit (timeout, illegal move, crash, protocol).
+    pub forfeits: u64,
+    pub points: f64,
+}
+
+impl BotLine {
+    pub fn score_pct(&self) -> f64 {
+        if self.games == 0 {
+            0.0
+        } else {
+            100.0 * self.points / self.games as f64
+        }
+    }
+}
+
+/// Records in schedule order (by `index`), whatever order the file had.
+pub fn in_order(records: &[GameRecord]) -> Vec<&GameRecord> {
+    let mut v: Vec<&GameRecord> = records.iter().collect();
+    v.sort_by_key(|r| r.index);
+    v
+}
+
+/// Standings from the records alone: most points first, then the better
+/// score %, then the name.
+pub fn standings_from_records(records: &[GameRecord]) -> Vec<BotLine> {
+    let mut lines: BTreeMap<&str, BotLine> = BTreeMap::new();
+    for r in records {
+        for seat in 0..2 {
+            let name = r.seats[seat].name.as_str();
+            let line = lines.entry(name).or_insert_with(|| BotLine {
+                bot: name.to_string(),
+                ..BotLine::default()
+            });
+            line.games += 1;
+            let p = r.result.points(seat);
+            line.points += p;
+            match r.result {
+                GameResult::Draw => line.draws += 1,
+                _ if p == 1.0 => line.wins += 1,
+                _ => {
+                    line.losses += 1;
+                    if r.reason.is_forfeit() && !matches!(r.offender, Some(o) if o != seat) {
+                        line.forfeits += 1;
+                    }
+                }
+            }
+        }
+    }
+    let mut v: Vec<BotLine> = lines.into_values().collect();
+    v.sort_by(|a, b| {
+        b.points
+            .total_cmp(&a.points)
+            .then(b.score_pct().total_cmp(&a.score_pct()))
+            .then(a.bot.cmp(&b.bot))
+    });
+    v
+}
+
+/// `ratings.csv` as written by the rating step, read by header names so
+/// that added or reordered columns do no harm.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ratings {
+    pub headers: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+impl Ratings {
+    pub fn column(&self, name: &str) -> Option<usize> {
+        self.headers.iter().position(|h| h == name)
+    }
+
+    pub fn get<'a>(&'a self, row: &'a [String], name: &str) -> Option<&'a str> {
+        self.column(name)
+            .and_then(|i| row.get(i))
+            .map(|s| s.trim())
+            .filter(|s| !s.is_empty())
+    }
+
+    pub fn num(&self, row: &[String], name: &str) -> Option<f64> {
+        self.get(row, name)
+            .and_then(|s| s.parse::<f64>().ok())
+            .filter(|x| x.is_finite())
+    }
+
+    /// The row of `bot`, if any.
+    pub fn row(&self, bot: &str) -> Option<&[String]> {
+        self.rows
+            .iter()
+            .find(|r| self.get(r, "bot") == Some(bot))
+            .map(Vec::as_slice)
+    }
+
+    pub fn parse(text: &str) -> Result<Ratings, csv::Error> {
+        let mut reader = csv::ReaderBuilder::new()
+            .flexible(true)
+            .from_reader(text.as_bytes());
+        let headers: Vec<String> = reader
+            .headers()?
+            .iter()
+            .map(|h| h.trim().to_string())
+            .collect();
+        let bot = headers.iter().position(|h| h == "bot");
+        let mut rows = Vec::new();
+        for row in reader.records() {
+            let mut row: Vec<String> = row?.iter().map(str::to_string).collect();
+            if let Some(cell) = bot.and_then(|b| row.get_mut(b)) {
+                *cell = spreadsheet_unsafe(cell).to_string();
+            }
+            rows.push(row);
+        }
+        Ok(Ratings { headers, rows })
+    }
+}
+
+/// Undoes the rating step's guard against spreadsheet formulas: a bot name
+/// that starts with `=`, `+`, `-`, `@`, tab or carriage return is written
+/// with a `'` before it.
+fn spreadsheet_unsafe(name: &str) -> &str {
+    match name.strip_prefix('\'') {
+        Some(rest) if rest.starts_with(['=', '+', '-', '@', '\t', '\r']) => rest,
+        _ => name,
+    }
+}
+
+/// Reads `dir/ratings.csv`; `Ok(None)` when there is none (ratings not
+/// computed yet) or it has no `bot` column.
+pub fn read_ratings(dir: &Path) -> io::Result<Option<Ratings>> {
+    let path = dir.join("ratings.csv");
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", path.display()))),
+    };
+    let ratings = Ratings::parse(&text).map_err(|e| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{}: {e}", path.display()),
+        )
+    })?;
+    Ok(ratings.column("bot").map(|_| ratings))
+}
+
+/// The standings table as the page shows it: labels, cells already
+/// formatted, and which columns are numbers (right-aligned).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Table {
+    /// Where the numbers come from: `ratings.csv` or `records`.
+    pub source: String,
+    pub columns: Vec<String>,
+    pub numeric: Vec<bool>,
+    pub rows: Vec<Vec<String>>,
+    /// The bots in table order (the order every other view uses).
+    pub bots: Vec<String>,
+}
+
+fn fmt_num(x: f64, decimals: usize) -> String {
+    format!("{x:.decimals$}")
+}
+
+/// Builds the standings: from `ratings` when given (its row order, its
+/// rating columns), else from the records. Win/draw/loss counts always come
+/// from the records, so the two sources agree on them.
+pub fn standings_table(records: &[GameRecord], ratings: Option<&Ratings>) -> Table {
+    let lines = standings_from_records(records);
+    let by_name: BTreeMap<&str, &BotLine> = lines.iter().map(|l| (l.bot.as_str(), l)).collect();
+    let mut columns: Vec<String> = [
+        "#", "bot", "games", "points", "wins", "draws", "losses", "forfeits", "score %",
+    ]
+    .map(String::from)
+    .to_vec();
+    let mut numeric = vec![true, false, true, true, true, true, true, true, true];
+    let mut bots: Vec<String> = Vec::new();
+    let mut rating_cols: Vec<(&str, &str, Option<&str>, usize)> = Vec::new();
+    let source;
+    if let Some(r) = ratings {
+        source = "ratings.csv";
+        for name in r.rows.iter().filter_map(|row| r.get(row, "bot")) {
+            if !bots.iter().any(|b| b == name) {
+                bots.push(name.to_string());
+            }
+        }
+        // (label, column, its ± or interval partner, decimals)
+        for (label, key, extra, dec) in [
+            ("BT Elo", "bt_elo", None, 0),
+            ("95% interval", "bt_lo", Some("bt_hi"), 0),
+            ("Elo", "elo", None, 0),
+            ("Glicko-2", "glicko2", Some("glicko2_rd"), 0),
+            ("Glicko", "glicko", Some("glicko_rd"), 0),
+            ("LOS next", "los_next", None, 2),
+        ] {
+            if r.column(key).is_some() {
+                rating_cols.push((label, key, extra, dec));
+                columns.push(label.to_string());
+                numeric.push(true);
+            }
+        }
+    } else {
+        source = "records";
+    }
+    for l in &lines {
+        if !bots.contains(&l.bot) {
+            bots.push(l.bot.clone());
+        }
+    }
+    let mut rows = Vec::new();
+    for (rank, bot) in bots.iter().enumerate() {
+        let empty = BotLine {
+            bot: bot.clone(),
+            ..BotLine::default()
+        };
+        let l = by_name.get(bot.as_str()).copied().unwrap_or(&empty);
+        let mut row = vec![
+            (rank + 1).to_string(),
+            bot.clone(),
+            l.games.to_string(),
+            fmt_num(l.points, 1),
+            l.wins.to_string(),
+            l.draws.to_string(),
+            l.losses.to_string(),
+            l.forfeits.to_string(),
+            fmt_num(l.score_pct(), 1),
+        ];
+        if let Some(r) = ratings {
+            let rrow = r.row(bot);
+            for &(_, key, extra, dec) in &rating_cols {
+                let v = rrow.and_then(|row| r.num(row, key));
+                let e = extra.and_then(|k| rrow.and_then(|row| r.num(row, k)));
+                row.push(match (key, v, e) {
+                    (_, None, _) => String::new(),
+                    ("bt_lo", Some(lo), Some(hi)) => {
+                        format!("{} .. {}", fmt_num(lo, dec), fmt_num(hi, dec))
+                    }
+                    (_, Some(v), Some(e)) => format!("{} ± {}", fmt_num(v, dec), fmt_num(e, dec)),
+                    (_, Some(v), None) => fmt_num(v, dec),
+                });
+            }
+        }
+        rows.push(row);
+    }
+    Table {
+        source: source.to_string(),
+        columns,
+        numeric,
+        rows,
+        bots,
+    }
+}
+
+/// One bar of the rating chart: a value and its interval.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Interval {
+    pub bot: String,
+    pub value: f64,
+    pub lo: f64,
+    pub hi: f64,
+}
+
+/// What the rating chart draws.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RatingChart {
+    /// Axis label, e.g. "Bradley-Terry Elo (95% interval)".
+    pub label: String,
+    /// A line worth drawing across the chart: the pool's mean rating (the
+    /// rating step's anchor), or 50 %.
+    pub reference: f64,
+    pub bars: Vec<Interval>,
+}
+
+/// Wilson score interval for `points` out of `games` at 95%: draws count as
+/// half a win, which is close enough for a picture.
+pub fn wilson(points: f64, games: u64) -> (f64, f64) {
+    if games == 0 {
+        return (0.0, 1.0);
+    }
+    let n = games as f64;
+    let p = (points / n).clamp(0.0, 1.0);
+    let z = 1.959_963_984_540_054_f64;
+    let z2 = z * z;
+    let denom = 1.0 + z2 / n;
+    let center = (p + z2 / (2.0 * n)) / denom;
+    let half = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt() / denom;
+    ((center - half).max(0.0), (center + half).min(1.0))
+}
+
+/// Bradley-Terry Elo with its interval when `ratings` has them, else score %
+/// with a Wilson interval. Bars follow `order`.
+pub fn rating_chart(
+    records: &[GameRecord],
+    ratings: Option<&Ratings>,
+    order: &[String],
+) -> RatingChart {
+    if let Some(r) = ratings.filter(|r| r.column("bt_elo").is_some()) {
+        let bars: Vec<Interval> = order
+            .iter()
+            .filter_map(|bot| {
+                let row = r.row(bot)?;
+                let value = r.num(row, "bt_elo")?;
+                Some(Interval {
+                    bot: bot.clone(),
+                    value,
+                    lo: r.num(row, "bt_lo").unwrap_or(value),
+                    hi: r.num(row, "bt_hi").unwrap_or(value),
+                })
+            })
+            .collect();
+        if !bars.is_empty() {
+            let mean = bars.iter().map(|b| b.value).sum::<f64>() / bars.len() as f64;
+            return RatingChart {
+                label: "Bradley-Terry Elo (95% interval, from ratings.csv; dashed: the mean)"
+                    .into(),
+                reference: mean,
+                bars,
+            };
+        }
+    }
+    let lines = standings_from_records(records);
+    let bars = order
+        .iter()
+        .filter_map(|bot| {
+            let l = lines.iter().find(|l| &l.bot == bot)?;
+            let (lo, hi) = wilson(l.points, l.games);
+            Some(Interval {
+                bot: bot.clone(),
+                value: l.score_pct(),
+                lo: 100.0 * lo,
+                hi: 100.0 * hi,
+            })
+        })
+        .collect();
+    RatingChart {
+        label: "score % (95% Wilson interval; no ratings.csv yet)".into(),
+        reference: 50.0,
+        bars,
+    }
+}
+
+/// Head-to-head results: `points[i][j]` is what bot i scored against bot j
+/// in `games[i][j]` games, bots in `bots` order.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Crosstable {
+    pub bots: Vec<String>,
+    pub points: Vec<Vec<f64>>,
+    pub games: Vec<Vec<u64>>,
+}
+
+pub fn crosstable(records: &[GameRecord], bots: &[String]) -> Crosstable {
+    let n = bots.len();
+    let mut points = vec![vec![0.0; n]; n];
+    let mut games = vec![vec![0; n]; n];
+    let pos = |name: &str| bots.iter().position(|b| b == name);
+    for r in records {
+        let (Some(a), Some(b)) = (pos(&r.seats[0].name), pos(&r.seats[1].name)) else {
+            continue;
+        };
+        points[a][b] += r.result.points(0);
+        points[b][a] += r.result.points(1);
+        games[a][b] += 1;
+        games[b][a] += 1;
+    }
+    Crosstable {
+        bots: bots.to_vec(),
+        points,
+        games,
+    }
+}
+
+/// Cumulative points of each bot after each game, games in index order:
+/// `points[b][k]` is bot b's total after the (k+1)-th game.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Timeline {
+    pub bots: Vec<String>,
+    pub points: Vec<Vec<f64>>,
+    /// The game index of each step, for the axis.
+    pub games: Vec<u64>,
+}
+
+pub fn timeline(records: &[GameRecord], bots: &[String]) -> Timeline {
+    let ordered = in_order(records);
+    let mut totals = vec![0.0; bots.len()];
+    let mut points = vec![Vec::with_capacity(ordered.len()); bots.len()];
+    let mut games = Vec::with_capacity(ordered.len());
+    for r in ordered {
+        for seat in 0..2 {
+            if let Some(b) = bots.iter().position(|b| *b == r.seats[seat].name) {
+                totals[b] += r.result.points(seat);
+            }
+        }
+        for (b, t) in totals.iter().enumerate() {
+            points[b].push(*t);
+        }
+        games.push(r.index);
+    }
+    Timeline {
+        bots: bots.to_vec(),
+        points,
+        games,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{Reason, SeatRecord};
+
+    fn game(index: u64, a: &str, b: &str, result: GameResult, reason: Reason) -> GameRecord {
+        let seat = |name: &str| SeatRecord {
+            name: name.into(),
+            command: vec![],
+            log: None,
+        };
+        GameRecord {
+            index,
+            round: 0,
+            pair: index / 2,
+            game: "dakon".into(),
+            params: BTreeMap::new(),
+            seed: index,
+            seats: [seat(a), seat(b)],
+            opening_plies: 0,
+            initial_state: String::new(),
+            moves: vec![],
+            final_state: String::new(),
+            scores: [0, 0],
+            result,
+            reason,
+            detail: None,
+            offender: reason.is_forfeit().then_some(match result {
+                GameResult::Seat0Wins => 1,
+                _ => 0,
+            }),
+            duration_ms: 0,
+        }
+    }
+
+    fn sample() -> Vec<GameRecord> {
+        use GameResult::*;
+        vec![
+            game(0, "a", "b", Seat0Wins, Reason::Normal),
+            game(1, "b", "a", Draw, Reason::Adjudicated),
+            game(2, "c", "a", Seat1Wins, Reason::Timeout),
+            game(3, "b", "c", Seat0Wins, Reason::Normal),
+        ]
+    }
+
+    #[test]
+    fn standings_count_points_results_and_forfeits() {
+        let s = standings_from_records(&sample());
+        let names: Vec<&str> = s.iter().map(|l| l.bot.as_str()).collect();
+        assert_eq!(names, ["a", "b", "c"]);
+        assert_eq!(
+            (s[0].games, s[0].wins, s[0].draws, s[0].losses),
+            (3, 2, 1, 0)
+        );
+        assert_eq!(s[0].points, 2.5);
+        assert_eq!((s[2].losses, s[2].forfeits), (2, 1));
+        assert!((s[1].score_pct() - 50.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn crosstable_and_timeline_follow_the_results() {
+        let records = sample();
+        let bots: Vec<String> = ["a", "b", "c"].map(String::from).to_vec();
+        let ct = crosstable(&records, &bots);
+        assert_eq!(ct.points[0][1], 1.5);
+        assert_eq!(ct.points[1][0], 0.5);
+        assert_eq!(ct.games[0][1], 2);
+        assert_eq!(ct.games[0][0], 0);
+        let tl = timeline(&records, &bots);
+        assert_eq!(tl.points[0], [1.0, 1.5, 2.5, 2.5]);
+        assert_eq!(tl.points[2], [0.0, 0.0, 0.0, 0.0]);
+        assert_eq!(tl.games, [0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn ratings_csv_is_read_by_header_names_and_orders_the_table() {
+        let csv = "games,bot,bt_elo,bt_lo,bt_hi,elo,extra\n3,c,50,-10,110,20,x\n\
+                   3,a,-20,-90,40,-5,y\n1,'-z,0,,,0,\n1,'x,0,,,0,\n";
+        let r = Ratings::parse(csv).unwrap();
+        let t = standings_table(&sample(), Some(&r));
+        assert_eq!(t.source, "ratings.csv");
+        // `'-z` is how the rating step writes the name `-z`; `'x` is a name.
+        assert_eq!(t.bots, ["c", "a", "-z", "'x", "b"]);
+        let col = |name: &str| t.columns.iter().position(|c| c == name).unwrap();
+        assert_eq!(t.rows[0][col("BT Elo")], "50");
+        assert_eq!(t.rows[0][col("95% interval")], "-10 .. 110");
+        assert_eq!(t.rows[1][col("wins")], "2");
+        assert_eq!(t.rows[2][col("95% interval")], "");
+        assert_eq!(t.rows[4][col("BT Elo")], "");
+        let chart = rating_chart(&sample(), Some(&r), &t.bots);
+        assert_eq!(chart.bars.len(), 4);
+        assert_eq!((chart.bars[0].lo, chart.bars[0].hi), (-10.0, 110.0));
+        assert_eq!(chart.reference, (50.0 - 20.0 + 0.0 + 0.0) / 4.0);
+    }
+
+    #[test]
+    fn without_ratings_the_chart_shows_score_with_wilson_intervals() {
+        let records = sample();
+        let t = standings_table(&records, None);
+        assert_eq!(t.source, "records");
+        let chart = rating_chart(&records, None, &t.bots);
+        assert_eq!(chart.reference, 50.0);
+        let a = &chart.bars[0];
+        assert!(a.lo < a.value && a.value < a.hi && a.hi <= 100.0, "{a:?}");
+        let (lo, hi) = wilson(5.0, 10);
+        assert!((lo - 0.2366).abs() < 1e-3 && (hi - 0.7634).abs() < 1e-3);
+    }
+}

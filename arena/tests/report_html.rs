@@ -1,0 +1,386 @@
+//! End to end: render the report of real games with `arena report` (a small
+//! round robin of random games, and real `arena match`es between bot
+//! processes, rated with `arena ratings`), load it in headless Chromium and
+//! check what a person would see: no script errors, every bot in the
+//! standings, and the replay viewer's board changing when stepped.
+//!
+//! The page runs its own self-test when its address has `#selftest`: it
+//! steps the viewer with the arrow key and the buttons, compares the board's
+//! SVG before and after, and writes what it found as JSON into
+//! `<pre id="selftest">`, which `chromium --dump-dom` prints. Script errors
+//! and `console.error` calls are collected by a trap installed before any
+//! other script; Chromium's own log (stderr) must show no console message.
+//!
+//! Without Chromium the test is skipped with a loud message, except under
+//! `CI=true`, where it fails. `ARENA_SCREENSHOTS=DIR` also writes the
+//! screenshots kept in docs/img.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use arena::record::GameRecord;
+
+fn chromium() -> Option<PathBuf> {
+    if let Ok(p) = std::env::var("CHROMIUM") {
+        return Some(PathBuf::from(p));
+    }
+    ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find_map(|name| {
+            std::env::var_os("PATH").and_then(|paths| {
+                std::env::split_paths(&paths)
+                    .map(|d| d.join(name))
+                    .find(|p| p.is_file())
+            })
+        })
+}
+
+fn require_chromium() -> Option<PathBuf> {
+    let found = chromium();
+    if found.is_none() {
+        if std::env::var("CI").is_ok_and(|v| v == "true") {
+            panic!("CI=true but chromium is not installed (.ci/run installs it)");
+        }
+        eprintln!(
+            "\n*** SKIPPED: chromium not found; install Debian's `chromium` package \
+             to run the browser test ***\n"
+        );
+    }
+    found
+}
+
+struct Run {
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs headless Chromium with `args` then `url`, killing it after `limit`.
+fn run_chromium(bin: &Path, work: &Path, args: &[&str], url: &str) -> Run {
+    let profile = work.join(format!(
+        "chromium-profile-{}",
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    ));
+    let out_path = work.join("chromium.out");
+    let err_path = work.join("chromium.err");
+    let mut child = Command::new(bin)
+        .args([
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-extensions",
+            "--no-first-run",
+            "--no-default-browser-check",
+            "--hide-scrollbars",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--virtual-time-budget=5000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(args)
+        .arg(url)
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&out_path).unwrap())
+        .stderr(std::fs::File::create(&err_path).unwrap())
+        .spawn()
+        .expect("chromium starts");
+    let start = Instant::now();
+    let limit = Duration::from_secs(180);
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "chromium did not finish in {limit:?}; stderr:\n{}",
+                std::fs::read_to_string(&err_path).unwrap_or_default()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = std::fs::remove_dir_all(&profile);
+    Run {
+        stdout: std::fs::read_to_string(&out_path).unwrap(),
+        stderr: std::fs::read_to_string(&err_path).unwrap(),
+    }
+}
+
+fn unescape(text: &str) -> String {
+    text.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
+}
+
+/// The page's self-test results, from the dumped DOM.
+fn selftest(dom: &str) -> serde_json::Value {
+    let start = dom
+        .find("<pre id=\"selftest\"")
+        .expect("the dumped DOM has the selftest element");
+    let open_end = start + dom[start..].find('>').unwrap() + 1;
+    let close = open_end + dom[open_end..].find("</pre>").unwrap();
+    let text = unescape(&dom[open_end..close]);
+    serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("selftest output is not JSON ({e}): {text:?}"))
+}
+
+fn file_url(path: &Path, fragment: &str) -> String {
+    format!(
+        "file://{}#{fragment}",
+        path.canonicalize().unwrap().display()
+    )
+}
+
+fn render(dir: &Path, records: &[GameRecord]) -> PathBuf {
+    common::write_jsonl(dir, records);
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .arg("report")
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "arena report failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let printed = String::from_utf8(out.stdout).unwrap();
+    let path = PathBuf::from(printed.trim());
+    assert_eq!(path, dir.join("index.html"));
+    path
+}
+
+/// Writes the records and runs `arena ratings` on them, as a tournament would.
+fn rate(dir: &Path, records: &[GameRecord]) {
+    common::write_jsonl(dir, records);
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .arg("ratings")
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "arena ratings failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(dir.join("ratings.csv").is_file());
+}
+
+fn check_in_browser(bin: &Path, dir: &Path, page: &Path, records: &[GameRecord]) {
+    let run = run_chromium(
+        bin,
+        dir,
+        &["--dump-dom"],
+        &file_url(page, "game=0&selftest"),
+    );
+    let consoles: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains(":CONSOLE") || l.contains("Uncaught"))
+        .collect();
+    assert!(consoles.is_empty(), "console messages: {consoles:#?}");
+    let result = selftest(&run.stdout);
+    eprintln!("selftest: {result}");
+    assert_eq!(result["errors"], serde_json::json!([]), "page errors");
+    for (check, ok) in result["checks"].as_object().unwrap() {
+        assert_eq!(ok, true, "selftest check {check} failed: {result}");
+    }
+    for name in [
+        "board_drawn",
+        "arrow_key_changes_board",
+        "button_changes_board",
+        "back_restores_board",
+        "all_positions_drawn",
+    ] {
+        assert!(result["checks"].get(name).is_some(), "check {name} missing");
+    }
+    let listed: Vec<&str> = result["standings_bots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    let mut bots: Vec<&str> = records
+        .iter()
+        .flat_map(|r| r.seats.iter().map(|s| s.name.as_str()))
+        .collect();
+    bots.sort();
+    bots.dedup();
+    for bot in &bots {
+        assert!(listed.contains(bot), "{bot:?} not in standings {listed:?}");
+    }
+    assert_eq!(listed.len(), bots.len());
+    assert_eq!(result["games_listed"], records.len());
+    let positions: usize = records.iter().map(|r| r.moves.len() + 1).sum();
+    assert_eq!(result["positions_drawn"], positions);
+    assert_eq!(result["charts"], 2);
+    assert!(result["heatmap_cells"].as_u64().unwrap() > 0);
+}
+
+/// Screenshots for docs/img, from a tournament of random players with
+/// plain names (the test's own names are made to be hostile, not readable).
+fn screenshots(bin: &Path) {
+    let Ok(out) = std::env::var("ARENA_SCREENSHOTS") else {
+        return;
+    };
+    let out = PathBuf::from(out);
+    std::fs::create_dir_all(&out).unwrap();
+    let records = common::round_robin(&["random-a", "random-b", "random-c", "random-d"], 2, 2000);
+    assert!(!records.is_empty(), "screenshots need the rules engines");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("random-round-robin");
+    let _ = std::fs::remove_dir_all(&dir);
+    rate(&dir, &records);
+    let page = render(&dir, &records);
+    let (dir, page, records) = (dir.as_path(), page.as_path(), records.as_slice());
+    let shot = |name: &str, size: &str, fragment: &str| {
+        let file = out.join(name);
+        run_chromium(
+            bin,
+            dir,
+            &[
+                &format!("--screenshot={}", file.display()),
+                &format!("--window-size={size}"),
+            ],
+            &file_url(page, fragment),
+        );
+        assert!(file.is_file(), "no screenshot {}", file.display());
+    };
+    shot("report.png", "1280,1750", "");
+    // A Ludus latrunculorum game some way into the movement phase, and a
+    // Dakon game part-way through.
+    for (game, name) in [
+        ("latrunculi", "replay-latrunculi.png"),
+        ("dakon", "replay-dakon.png"),
+    ] {
+        if let Some(r) = records.iter().find(|r| r.game == game) {
+            let target = if game == "latrunculi" {
+                r.moves.len() * 2 / 3
+            } else {
+                r.moves.len() / 2
+            };
+            // A ply whose mover sent info lines, so the picture shows them,
+            // and for Latrunculi one that trapped a piece.
+            let shows = |p: usize| {
+                let m = &r.moves[p - 1];
+                let traps = m.effects["trapped"]
+                    .as_array()
+                    .is_some_and(|t| !t.is_empty());
+                !m.info.is_empty() && (game != "latrunculi" || traps)
+            };
+            let ply = (target.max(1)..=r.moves.len())
+                .chain(1..target.max(1))
+                .find(|&p| shows(p))
+                .unwrap_or(target.max(1));
+            shot(name, "1280,980", &format!("game={}&ply={ply}", r.index));
+        }
+    }
+}
+
+#[test]
+fn report_of_a_small_tournament_works_in_a_headless_browser() {
+    let records = common::tournament_or_fixture(400);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report_html_e2e");
+    let _ = std::fs::remove_dir_all(&dir);
+    let page = render(&dir, &records);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        !html.contains("evil</script>"),
+        "a bot name broke out of the data block"
+    );
+    let outside = html.replace("http://www.w3.org/2000/svg", "");
+    assert!(
+        !outside.contains("http://") && !outside.contains("https://"),
+        "the page refers to the network"
+    );
+    assert!(
+        !html.contains("<link") && !html.contains(" src="),
+        "the page loads files"
+    );
+    let Some(bin) = require_chromium() else {
+        return;
+    };
+    check_in_browser(&bin, &dir, &page, &records);
+    screenshots(&bin);
+}
+
+#[test]
+fn report_with_ratings_csv_works_in_a_headless_browser() {
+    let records = common::tournament_or_fixture(120);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report_html_ratings");
+    let _ = std::fs::remove_dir_all(&dir);
+    rate(&dir, &records);
+    let page = render(&dir, &records);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("Bradley-Terry Elo"), "ratings.csv not used");
+    let Some(bin) = require_chromium() else {
+        return;
+    };
+    check_in_browser(&bin, &dir, &page, &records);
+}
+
+/// Runs the arena binary from the repository root; panics with its stderr
+/// when it fails.
+fn arena_ok(args: &[&str]) {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .current_dir(root)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "arena {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn report_of_a_real_arena_match_works_in_a_headless_browser() {
+    // The whole chain a person runs: bots play a match through the referee,
+    // arena ratings rates it, arena report draws it.
+    let arena = env!("CARGO_BIN_EXE_arena");
+    for game in ["dakon", "latrunculi"] {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("arena_match_{game}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        let out = dir.to_str().unwrap();
+        let first = format!("first={arena} bot-first");
+        arena_ok(&[
+            "match",
+            "--game",
+            game,
+            "--bot",
+            &first,
+            "--bot",
+            "random=python3 bots/test/testbot.py --mode random",
+            "--games",
+            "4",
+            "--out",
+            out,
+            "--quiet",
+        ]);
+        arena_ok(&["ratings", out]);
+        arena_ok(&["report", out]);
+        let records = arena::report::read_records(&dir.join("games.jsonl")).unwrap();
+        assert_eq!(records.len(), 4);
+        let page = dir.join("index.html");
+        assert!(std::fs::read_to_string(&page)
+            .unwrap()
+            .contains("Bradley-Terry Elo"));
+        let Some(bin) = require_chromium() else {
+            return;
+        };
+        check_in_browser(&bin, &dir, &page, &records);
+    }
+}
