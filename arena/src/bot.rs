@@ -72,8 +72,67 @@ pub struct ResourceLimits {
     pub stderr_bytes: Option<u64>,
 }
 
+/// [`ResourceLimits`] in the units people write: the `[bots.limits]` keys
+/// of a tournament config and the `arena match` options of the same names.
+/// Zero is refused (it would make the bot unusable; leave a key out for no
+/// limit).
+#[derive(
+    Clone, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize, clap::Args,
+)]
+#[serde(deny_unknown_fields)]
+pub struct LimitSettings {
+    /// Address space of each bot process, in MB (RLIMIT_AS).
+    #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
+    pub memory_mb: Option<u64>,
+    /// CPU time of each bot process, in seconds (RLIMIT_CPU).
+    #[arg(long, value_name = "S", value_parser = clap::value_parser!(u64).range(1..))]
+    pub cpu_seconds: Option<u64>,
+    /// Processes (and threads) a bot may have at once (RLIMIT_NPROC; as
+    /// root, bots then run under a uid of their own).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub processes: Option<u64>,
+    /// Open files per bot process (RLIMIT_NOFILE).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub open_files: Option<u64>,
+    /// Largest file a bot may write, in MB (RLIMIT_FSIZE).
+    #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
+    pub file_size_mb: Option<u64>,
+    /// Stderr kept per bot per game, in kB (the rest is discarded).
+    #[arg(long, value_name = "KB", value_parser = clap::value_parser!(u64).range(1..))]
+    pub stderr_kb: Option<u64>,
+}
+
+impl LimitSettings {
+    /// The limits in bytes and seconds; an error names a zero key.
+    pub fn resources(&self) -> Result<ResourceLimits, String> {
+        let keys = [
+            ("memory_mb", self.memory_mb),
+            ("cpu_seconds", self.cpu_seconds),
+            ("processes", self.processes),
+            ("open_files", self.open_files),
+            ("file_size_mb", self.file_size_mb),
+            ("stderr_kb", self.stderr_kb),
+        ];
+        if let Some((key, _)) = keys.iter().find(|(_, v)| *v == Some(0)) {
+            return Err(format!(
+                "{key} must be at least 1 (leave it out for no limit)"
+            ));
+        }
+        let mb = |v: Option<u64>| v.map(|v| v.saturating_mul(1 << 20));
+        Ok(ResourceLimits {
+            memory_bytes: mb(self.memory_mb),
+            cpu_seconds: self.cpu_seconds,
+            processes: self.processes,
+            open_files: self.open_files,
+            file_size_bytes: mb(self.file_size_mb),
+            stderr_bytes: self.stderr_kb.map(|v| v.saturating_mul(1 << 10)),
+        })
+    }
+}
+
 /// How a bot process is confined beyond its [`ResourceLimits`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Sandbox {
     /// A plain child process.
     #[default]

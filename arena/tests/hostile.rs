@@ -133,14 +133,16 @@ const CASES: &[(&str, Option<Reason>, &str, &str)] = &[
     ("flood", Some(Reason::Protocol), "flooded", ""),
 ];
 
-async fn one_match(name: &'static str, out: PathBuf) -> Vec<GameRecord> {
+/// `movetime_ms`: longer for bots whose log must show what they did before
+/// the deadline (the machine may be loaded).
+async fn one_match(name: &'static str, movetime_ms: u64, out: PathBuf) -> Vec<GameRecord> {
     let config = MatchConfig {
         game: Arc::from(games::new_game("dakon", &[]).unwrap()),
         bots: [first(), hostile(name)],
         games: 2,
         seed: 5,
         time: TimeControl {
-            movetime: Some(Duration::from_millis(500)),
+            movetime: Some(Duration::from_millis(movetime_ms)),
             time: None,
             inc: Duration::ZERO,
             margin: Duration::from_millis(100),
@@ -170,7 +172,15 @@ async fn every_hostile_bot_loses_with_its_reason_and_leaves_nothing_behind() {
             results.push(set.join_next().await.unwrap().unwrap());
         }
         let out = base.join(name);
-        set.spawn(async move { (name, reason, detail, log_has, one_match(name, out).await) });
+        set.spawn(async move {
+            (
+                name,
+                reason,
+                detail,
+                log_has,
+                one_match(name, if log_has.is_empty() { 500 } else { 4000 }, out).await,
+            )
+        });
     }
     while let Some(done) = set.join_next().await {
         results.push(done.unwrap());
@@ -394,4 +404,61 @@ async fn a_sandboxed_bot_has_no_network_and_a_read_only_filesystem_but_plays() {
     assert!(inside.exists());
     drop(listener);
     let _ = std::fs::remove_dir_all(work);
+}
+
+/// `arena match` takes the limits and the sandbox as options for both bots.
+#[test]
+fn arena_match_applies_limit_options() {
+    let out = out_dir("cli");
+    let hog = format!("hog={}", hostile_dir().join("memory-hog").display());
+    let first = format!("first={} bot-first", env!("CARGO_BIN_EXE_arena"));
+    let mut args = vec![
+        "match",
+        "--game",
+        "dakon",
+        "--games",
+        "1",
+        "--movetime",
+        "4000",
+        "--quiet",
+        "--memory-mb",
+        "200",
+        "--processes",
+        "32",
+        "--stderr-kb",
+        "4",
+        "--bot",
+        &first,
+        "--bot",
+        &hog,
+        "--out",
+    ];
+    let out_s = out.display().to_string();
+    args.push(&out_s);
+    if bwrap_available() {
+        args.extend(["--sandbox", "bwrap"]);
+    }
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(&args)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let line = std::fs::read_to_string(out.join("games.jsonl")).unwrap();
+    let r: GameRecord = serde_json::from_str(line.trim()).unwrap();
+    assert_eq!((r.reason, r.offender), (Reason::Timeout, Some(1)), "{r:?}");
+    let log = std::fs::read_to_string(r.seats[1].log.as_ref().unwrap()).unwrap();
+    assert!(log.contains("out of memory after"), "{log}");
+
+    let bad = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["match", "--game", "dakon", "--memory-mb", "0"])
+        .args(["--bot", &first, "--bot", &hog])
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+    let _ = std::fs::remove_dir_all(out);
 }

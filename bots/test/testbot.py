@@ -227,10 +227,12 @@ def main():
             elif mode == "memory-hog":
                 hoard = []
                 try:
-                    for _ in range(2048):
-                        hoard.append(b"\x01" * (1 << 20))
+                    for _ in range(32):
+                        block = bytearray(64 << 20)
+                        block[::4096] = b"\x01" * len(range(0, len(block), 4096))
+                        hoard.append(block)
                 except MemoryError:
-                    log.write("testbot: out of memory after %d MB\n" % len(hoard))
+                    log.write("testbot: out of memory after %d MB\n" % (64 * len(hoard)))
                     log.flush()
                 time.sleep(3600)
             elif mode == "info-sleep":
