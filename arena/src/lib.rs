@@ -5,6 +5,8 @@
 //! game records -> ratings -> reports.
 
 pub mod bot;
+pub mod cli_tournament;
+pub mod config;
 pub mod games;
 pub mod matchplay;
 pub mod play;
@@ -14,3 +16,5 @@ pub mod rating;
 pub mod record;
 pub mod referee;
 pub mod report;
+pub mod schedule;
+pub mod tournament;

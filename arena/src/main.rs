@@ -28,6 +28,10 @@ struct Cli {
 enum Command {
     /// Play N games between two bots, seats alternating, and record them.
     Match(MatchArgs),
+    /// Run a tournament from a TOML config; results go to reports/<name>/.
+    Tournament(arena::cli_tournament::TournamentArgs),
+    /// Combine the run directories of shards into one report.
+    Merge(arena::cli_tournament::MergeArgs),
     /// Recompute ratings.csv, crosstable.csv and los.csv from a games file.
     Ratings(RatingsArgs),
     /// Writes DIR/index.html (standings, charts, replays) from DIR/games.jsonl
@@ -56,8 +60,14 @@ struct MatchArgs {
     #[arg(long = "param", value_name = "KEY=VALUE", value_parser = games::parse_param)]
     params: Vec<(String, String)>,
     /// Number of games (seats alternate; games 2k and 2k+1 share a seed).
-    #[arg(long, default_value_t = 2)]
-    games: u64,
+    /// With --sprt, the most games to play [default: 2, or 20000 with --sprt].
+    #[arg(long)]
+    games: Option<u64>,
+    /// Sequential probability ratio test of the first bot against the second
+    /// on game pairs (pentanomial model), e.g. elo0=0,elo1=10,alpha=0.05,beta=0.05:
+    /// the match stops when it accepts H0 or H1.
+    #[arg(long, value_name = "elo0=..,elo1=..[,alpha=..,beta=..]")]
+    sprt: Option<rating::SprtParams>,
     /// Match seed: the games' seeds are drawn from it (ChaCha8).
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -104,6 +114,8 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Some(Command::BotFirst) => bot_first(),
+        Some(Command::Tournament(args)) => arena::cli_tournament::tournament(args),
+        Some(Command::Merge(args)) => arena::cli_tournament::merge(args),
         Some(Command::Ratings(args)) => ratings_command(args),
         Some(Command::Report(args)) => cli::report::report(args),
         Some(Command::Show(args)) => cli::report::show(args),
@@ -142,13 +154,19 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
         (None, None) => Some(1000),
         (m, _) => m,
     };
+    let games = args
+        .games
+        .unwrap_or(if args.sprt.is_some() { 20_000 } else { 2 });
+    if args.sprt.is_some() && games % 2 == 1 {
+        return Err("with --sprt, --games must be even: the test counts seat-swapped pairs".into());
+    }
     if movetime == Some(0) || args.time == Some(0) {
         return Err("--movetime and --time must be positive".into());
     }
     Ok(MatchConfig {
         game: Arc::from(game),
         bots: [Arc::new(a), Arc::new(b)],
-        games: args.games,
+        games,
         seed: args.seed,
         time: TimeControl {
             movetime: movetime.map(Duration::from_millis),
@@ -162,6 +180,7 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
         },
         keep_bots: args.keep_bots,
         out: args.out.clone(),
+        sprt: args.sprt,
     })
 }
 
@@ -176,13 +195,19 @@ fn run_match(args: MatchArgs) -> Result<(), String> {
         let names = [config.bots[0].name.clone(), config.bots[1].name.clone()];
         let total = config.games;
         let quiet = args.quiet;
-        let tally = matchplay::run_match(&config, |record, _| {
+        let summary = matchplay::run_match(&config, |record, _, sprt| {
             if !quiet {
                 print_game(record, total);
             }
+            if let Some(test) = sprt {
+                println!("sprt: {}", test.progress_line());
+            }
         })
         .await?;
-        print_summary(&config, &names, &tally);
+        print_summary(&config, &names, &summary.tally);
+        if let Some(test) = &summary.sprt {
+            println!("sprt {}: {}", test.params(), test.progress_line());
+        }
         Ok(())
     })
 }

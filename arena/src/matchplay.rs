@@ -12,6 +12,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::bot::{BotSpec, Limits};
 use crate::games::AnyGame;
+use crate::rating::{Sprt, SprtParams, SprtStatus};
 use crate::record::{CsvRow, GameRecord};
 use crate::referee::{self, GameSetup, Player, TimeControl};
 
@@ -26,6 +27,17 @@ pub struct MatchConfig {
     pub limits: Limits,
     pub keep_bots: bool,
     pub out: PathBuf,
+    /// Stop as soon as this test of the first bot against the second
+    /// decides (`games` is then a cap).
+    pub sprt: Option<SprtParams>,
+}
+
+/// How a match went: the two bots' tallies, in `--bot` order, and the
+/// sequential test when one was asked for.
+#[derive(Clone, Debug)]
+pub struct MatchSummary {
+    pub tally: [Tally; 2],
+    pub sprt: Option<Sprt>,
 }
 
 /// The per-game seeds of a match: pair `k` (games `2k` and `2k+1`, seats
@@ -88,13 +100,13 @@ impl Tally {
 }
 
 /// Plays the match; `each` sees every record as it is finished (after it
-/// was written). Returns the tallies of the two bots, in `--bot` order.
+/// was written), with the sequential test after it when one runs.
 /// Fails only on a user mistake (a bot command that cannot be started at
 /// all, an output directory that cannot be written), before any game.
 pub async fn run_match(
     config: &MatchConfig,
-    mut each: impl FnMut(&GameRecord, &[Tally; 2]),
-) -> Result<[Tally; 2], String> {
+    mut each: impl FnMut(&GameRecord, &[Tally; 2], Option<&Sprt>),
+) -> Result<MatchSummary, String> {
     for spec in &config.bots {
         referee::check_command(spec, &config.limits).await?;
     }
@@ -105,6 +117,9 @@ pub async fn run_match(
         Player::new(config.bots[1].clone()),
     ];
     let mut tally = [Tally::default(); 2];
+    let mut sprt = config.sprt.map(Sprt::new);
+    // The first bot's points in the first game of the current pair.
+    let mut pair_first = 0.0;
     let seeds = game_seeds(config.seed, config.games);
     let mut failed = None;
     for (index, seed) in (0..config.games).zip(seeds) {
@@ -140,13 +155,25 @@ pub async fn run_match(
             ));
             break;
         }
-        each(&record, &tally);
+        let first_bot_points = record.result.points(usize::from(swap));
+        let mut decided = false;
+        if let Some(test) = sprt.as_mut() {
+            if swap {
+                decided = test.record_pair(pair_first, first_bot_points) != SprtStatus::Continue;
+            } else {
+                pair_first = first_bot_points;
+            }
+        }
+        each(&record, &tally, sprt.as_ref().filter(|_| swap));
+        if decided {
+            break;
+        }
     }
     for p in &mut players {
         p.release().await;
     }
     match failed {
         Some(e) => Err(e),
-        None => Ok(tally),
+        None => Ok(MatchSummary { tally, sprt }),
     }
 }

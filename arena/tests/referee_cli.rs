@@ -639,3 +639,96 @@ fn interrupting_the_referee_kills_its_bots() {
     }
     let _ = std::fs::remove_dir_all(&out);
 }
+
+#[test]
+fn sprt_stops_the_match_when_it_decides_either_way() {
+    // Every game of the illegal-move bot is a forfeit, so each pair is
+    // 2-0 for the other bot: the test must accept H1 for it as the first
+    // bot and H0 for it as the second, well before the game cap.
+    for (first, second, verdict) in [
+        (
+            first_bot("sound"),
+            testbot("faulty", "--mode illegal"),
+            "H1 accepted",
+        ),
+        (
+            testbot("faulty", "--mode illegal"),
+            first_bot("sound"),
+            "H0 accepted",
+        ),
+    ] {
+        let dir = out_dir(&format!("sprt-{}", &verdict[..2]));
+        let out = run(&[
+            "match",
+            "--game",
+            "dakon",
+            "--param",
+            "holes=3",
+            "--bot",
+            &first,
+            "--bot",
+            &second,
+            "--sprt",
+            "elo0=0,elo1=200,alpha=0.05,beta=0.05",
+            "--games",
+            "400",
+            "--movetime",
+            "2000",
+            "--quiet",
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let last = stdout.lines().last().unwrap_or_default();
+        assert!(last.starts_with("sprt elo0=0,elo1=200"), "{stdout}");
+        assert!(last.ends_with(verdict), "{stdout}");
+        let csv = std::fs::read_to_string(dir.join("games.csv")).unwrap();
+        let games = csv.lines().count() - 1;
+        assert!(games % 2 == 0 && games >= 2 && games < 400, "{games} games");
+        assert!(last.contains(&format!("games {games} ")), "{last}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+#[test]
+fn sprt_needs_whole_pairs_and_valid_bounds() {
+    for (extra, complaint) in [(["--games", "3"], "must be even"), (["--games", "4"], "")] {
+        let dir = out_dir("sprt-bad");
+        let sprt = if complaint.is_empty() {
+            "elo0=5,elo1=zero"
+        } else {
+            "elo0=0,elo1=10"
+        };
+        let out = run(&[
+            "match",
+            "--game",
+            "dakon",
+            "--bot",
+            &first_bot("a"),
+            "--bot",
+            &first_bot("b"),
+            "--sprt",
+            sprt,
+            extra[0],
+            extra[1],
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
+        assert!(!out.status.success());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(if complaint.is_empty() {
+                "elo1"
+            } else {
+                complaint
+            }),
+            "{stderr}"
+        );
+        assert!(!dir.join("games.csv").exists());
+    }
+}

@@ -1,0 +1,240 @@
+//! The `arena tournament` and `arena merge` commands: argument parsing and
+//! wiring (config -> builds -> referee player -> runner -> standings). Kept
+//! out of `main.rs` so that main only lists the commands.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::bot::{BotSpec, Limits};
+use crate::config::{self, Config};
+use crate::schedule::Shard;
+use crate::tournament::{self, ProgressMode, RefereePlayer, RunOptions, TournamentError};
+
+/// `arena tournament CONFIG`.
+#[derive(clap::Args, Debug)]
+pub struct TournamentArgs {
+    /// Tournament configs (TOML), e.g. tournaments/demo-dakon.toml; several
+    /// are run one after the other.
+    #[arg(required = true)]
+    pub configs: Vec<PathBuf>,
+    /// Output directory [default: reports/<name>, or
+    /// reports/<name>/shard-K-of-N with --shard]; only with one config.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Overrides the config's seed.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Games played at once [default: the config's `concurrency`, else the number of cores].
+    #[arg(long)]
+    pub concurrency: Option<usize>,
+    /// Finish an interrupted run in --out: play only the missing games.
+    #[arg(long, conflicts_with = "overwrite")]
+    pub resume: bool,
+    /// Replace a run already in --out (deletes its games, journal and logs).
+    #[arg(long)]
+    pub overwrite: bool,
+    /// Play only shard K of N (K from 1): the games whose pair id is K-1 modulo N.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<Shard>,
+    /// No progress output (the final standings are still printed).
+    #[arg(long)]
+    pub quiet: bool,
+    /// Skip the bots' `build` commands (their executables must already exist).
+    #[arg(long)]
+    pub no_build: bool,
+}
+
+/// `arena merge DIR...`.
+#[derive(clap::Args, Debug)]
+pub struct MergeArgs {
+    /// Run directories of the shards (each with tournament.json and games.jsonl).
+    #[arg(required = true)]
+    pub dirs: Vec<PathBuf>,
+    /// Where the merged report goes [default: reports/<name>].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+/// Runs `arena tournament`; prints errors and returns the exit code.
+pub fn tournament(args: TournamentArgs) -> ExitCode {
+    if args.out.is_some() && args.configs.len() > 1 {
+        eprintln!(
+            "arena tournament: --out needs a single config (each config writes to reports/<name>)"
+        );
+        return ExitCode::from(2);
+    }
+    // Check every config before running any.
+    for path in &args.configs {
+        if let Err(e) = Config::load(path) {
+            eprintln!("arena tournament: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    for (i, path) in args.configs.iter().enumerate() {
+        if i > 0 {
+            println!();
+        }
+        let code = tournament_one(&args, path);
+        if code != ExitCode::SUCCESS {
+            return code;
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn tournament_one(args: &TournamentArgs, path: &Path) -> ExitCode {
+    match run_tournament(args, path) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Config(e)) => {
+            eprintln!("arena tournament: {e}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Run(e @ TournamentError::Interrupted { .. })) => {
+            eprintln!("arena tournament: {e}");
+            ExitCode::from(130)
+        }
+        Err(Failure::Run(e)) => {
+            eprintln!("arena tournament: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+enum Failure {
+    Config(config::ConfigError),
+    Run(TournamentError),
+}
+
+fn run_tournament(args: &TournamentArgs, path: &Path) -> Result<(), Failure> {
+    let mut config = Config::load(path).map_err(Failure::Config)?;
+    if let Some(seed) = args.seed {
+        config.seed = seed;
+    }
+    if args.concurrency == Some(0) {
+        return Err(Failure::Config(config::ConfigError {
+            file: path.to_path_buf(),
+            key: "--concurrency".into(),
+            reason: "must be at least 1".into(),
+        }));
+    }
+    if args.no_build {
+        config.check_bots()
+    } else {
+        config.run_builds(args.quiet)
+    }
+    .map_err(Failure::Config)?;
+
+    let game = crate::games::new_game(&config.game, &config.params)
+        .expect("validated when the config was loaded");
+    let out = args.out.clone().unwrap_or_else(|| {
+        let base = Path::new("reports").join(&config.name);
+        match args.shard {
+            Some(s) => base.join(format!("shard-{}-of-{}", s.k, s.n)),
+            None => base,
+        }
+    });
+    let concurrency = args
+        .concurrency
+        .or(config.concurrency)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let tc = &config.time_control;
+    let player = RefereePlayer {
+        game: Arc::from(game),
+        bots: config
+            .bots
+            .iter()
+            .map(|b| {
+                let mut command = b.command.clone();
+                if command[0].contains('/') {
+                    // Relative to the bot's cwd, made absolute: how a
+                    // relative program path combines with a child's cwd is
+                    // platform-specific.
+                    command[0] = b.cwd.join(&command[0]).display().to_string();
+                }
+                Arc::new(BotSpec {
+                    name: b.name.clone(),
+                    command,
+                    cwd: Some(b.cwd.clone()),
+                    env: b.env.clone().into_iter().collect(),
+                    resources: b.limits.resources().expect("validated with the config"),
+                    sandbox: b.sandbox,
+                })
+            })
+            .collect(),
+        commands: config.bots.iter().map(|b| b.command.clone()).collect(),
+        time: crate::referee::TimeControl {
+            movetime: tc.movetime_ms.map(Duration::from_millis),
+            time: tc.time_ms.map(Duration::from_millis),
+            inc: Duration::from_millis(tc.inc_ms),
+            margin: Duration::from_millis(tc.margin_ms),
+        },
+        limits: Limits::default(),
+        opening_plies: config.random_opening_plies,
+        run_dir: out.clone(),
+    };
+    let opts = RunOptions {
+        out: out.clone(),
+        concurrency,
+        resume: args.resume,
+        overwrite: args.overwrite,
+        shard: args.shard,
+        progress: if args.quiet {
+            ProgressMode::Quiet
+        } else {
+            ProgressMode::Auto
+        },
+    };
+    let normalized = config.normalized();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("the tokio runtime starts");
+    let summary = runtime
+        .block_on(tournament::run(&normalized, Arc::new(player), &opts))
+        .map_err(Failure::Run)?;
+    println!();
+    println!(
+        "{}: {} games{}{}",
+        config.name,
+        summary.games,
+        args.shard
+            .map(|s| format!(" (shard {s})"))
+            .unwrap_or_default(),
+        if summary.played_now < summary.games {
+            format!(", {} played now, the rest resumed", summary.played_now)
+        } else {
+            String::new()
+        }
+    );
+    print!("{}", summary.standings.table());
+    println!(
+        "reports: {} ({}, {})",
+        summary.dir.display(),
+        tournament::GAMES_JSONL,
+        tournament::GAMES_CSV
+    );
+    Ok(())
+}
+
+/// Runs `arena merge`; prints errors and returns the exit code.
+pub fn merge(args: MergeArgs) -> ExitCode {
+    match tournament::merge(&args.dirs, args.out.as_deref()) {
+        Ok(s) => {
+            println!("merged {} games from {} runs", s.games, args.dirs.len());
+            print!("{}", s.standings.table());
+            println!(
+                "reports: {} ({}, {})",
+                s.dir.display(),
+                tournament::GAMES_JSONL,
+                tournament::GAMES_CSV
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("arena merge: {e}");
+            ExitCode::from(1)
+        }
+    }
+}

@@ -1,0 +1,950 @@
+//! Tournament configs (`tournaments/<name>.toml`): parsing and validation.
+//!
+//! Everything a user can get wrong is checked here, before any game runs, and
+//! reported as `file: key: reason` (e.g. `tournaments/x.toml: bots[2].command:
+//! must be a non-empty list`). Paths in a config are relative to the config
+//! file's directory: a bot's `cwd` (default: that directory), and its
+//! `command[0]` when it contains a `/` (relative to the bot's `cwd`).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::bot::{LimitSettings, Sandbox};
+use crate::games;
+
+/// Whether `program` is an executable file in a directory of `PATH`.
+fn on_path(program: &str) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path).any(|d| {
+        std::fs::metadata(d.join(program))
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    })
+}
+
+/// A user's mistake in a config: which file, which key, and why.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}: {key}: {reason}", file.display())]
+pub struct ConfigError {
+    pub file: PathBuf,
+    /// Dotted key path, e.g. `bots[2].command`; `(file)` for the file as a whole.
+    pub key: String,
+    pub reason: String,
+}
+
+/// Builds a game from its name and parameters ([`games::new_game`], or a test registry).
+pub type GameMaker =
+    fn(&str, &[(String, String)]) -> Result<Box<dyn games::AnyGame>, games::ParamError>;
+
+/// The tournament format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum FormatKind {
+    /// Every bot plays every other bot `games` times.
+    #[default]
+    RoundRobin,
+    /// The `champion` plays every other bot `games` times; the others do not meet.
+    Gauntlet,
+}
+
+/// The config file as written (after TOML parsing, before validation).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    name: Option<String>,
+    game: String,
+    #[serde(default)]
+    params: BTreeMap<String, toml::Value>,
+    #[serde(default)]
+    adjudication: BTreeMap<String, toml::Value>,
+    #[serde(default)]
+    format: FormatKind,
+    #[serde(default = "default_games")]
+    games: u32,
+    champion: Option<String>,
+    seed: u64,
+    concurrency: Option<usize>,
+    #[serde(default)]
+    random_opening_plies: u32,
+    time_control: RawTimeControl,
+    bots: Vec<RawBot>,
+}
+
+fn default_games() -> u32 {
+    2
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTimeControl {
+    movetime_ms: Option<u64>,
+    time_ms: Option<u64>,
+    inc_ms: Option<u64>,
+    #[serde(default = "default_margin")]
+    margin_ms: u64,
+}
+
+fn default_margin() -> u64 {
+    50
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBot {
+    name: String,
+    command: Vec<String>,
+    cwd: Option<String>,
+    build: Option<Vec<String>>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    #[serde(default)]
+    limits: LimitSettings,
+    #[serde(default)]
+    sandbox: Sandbox,
+}
+
+/// Time per decision. At least one of `movetime_ms` and `time_ms` is set.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TimeControl {
+    /// A fixed budget for every move.
+    pub movetime_ms: Option<u64>,
+    /// A game clock per bot...
+    pub time_ms: Option<u64>,
+    /// ...plus this much added after each of its moves.
+    pub inc_ms: u64,
+    /// Grace on top of the budget before a bot is out of time (pipes, scheduling).
+    pub margin_ms: u64,
+}
+
+/// One bot, validated. `cwd` is absolute.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Bot {
+    pub name: String,
+    pub command: Vec<String>,
+    /// The working directory as written in the config (relative to the config's directory).
+    pub cwd_as_written: String,
+    /// The working directory, resolved.
+    #[serde(skip)]
+    pub cwd: PathBuf,
+    /// Run once (in `cwd`) before the tournament.
+    pub build: Option<Vec<String>>,
+    /// Environment variables given to the bot.
+    pub env: BTreeMap<String, String>,
+    /// `[bots.limits]`: operating-system limits (none by default).
+    pub limits: LimitSettings,
+    /// `sandbox = "bwrap"` or `"none"` (the default).
+    pub sandbox: Sandbox,
+}
+
+/// A validated tournament config.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// The file it came from.
+    pub file: PathBuf,
+    pub name: String,
+    pub game: String,
+    /// Game parameters (from `params` and `adjudication`), every parameter in
+    /// the game's canonical order with defaults filled in.
+    pub params: Vec<(String, String)>,
+    pub format: FormatKind,
+    /// Index into `bots` of the gauntlet's champion.
+    pub champion: Option<usize>,
+    /// Games per pairing.
+    pub games: u32,
+    pub seed: u64,
+    pub concurrency: Option<usize>,
+    pub random_opening_plies: u32,
+    pub time_control: TimeControl,
+    pub bots: Vec<Bot>,
+}
+
+/// What identifies a tournament's results: everything that changes which
+/// games are played or how (not concurrency, not where outputs go, not how
+/// bots are built). Stored in each run's manifest.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Normalized {
+    pub name: String,
+    pub game: String,
+    pub params: Vec<(String, String)>,
+    pub format: FormatKind,
+    pub champion: Option<String>,
+    pub games: u32,
+    pub seed: u64,
+    pub random_opening_plies: u32,
+    pub time_control: TimeControl,
+    pub bots: Vec<NormalizedBot>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NormalizedBot {
+    pub name: String,
+    pub command: Vec<String>,
+    pub cwd: String,
+    pub env: BTreeMap<String, String>,
+    /// Left out when unset, so configs without limits keep their fingerprint.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub limits: LimitSettings,
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub sandbox: Sandbox,
+}
+
+fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
+}
+
+impl Normalized {
+    /// A stable 64-bit FNV-1a hash of the canonical JSON, as 16 hex digits.
+    pub fn fingerprint(&self) -> String {
+        let json = serde_json::to_string(self).expect("config serializes");
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in json.bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        format!("{h:016x}")
+    }
+}
+
+impl Config {
+    /// Reads and validates a config file. Bots' executables are checked only
+    /// for bots without a `build` command (see [`Config::check_bots`]).
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+            file: path.to_path_buf(),
+            key: "(file)".into(),
+            reason: format!("cannot read: {e}"),
+        })?;
+        Self::parse(path, &text)
+    }
+
+    /// Parses and validates config text; `path` names the file in errors and
+    /// anchors relative paths.
+    pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
+        Self::parse_with(path, text, games::new_game)
+    }
+
+    /// [`Config::parse`] with another game registry (for tests).
+    pub fn parse_with(path: &Path, text: &str, new_game: GameMaker) -> Result<Config, ConfigError> {
+        let err = |key: &str, reason: String| ConfigError {
+            file: path.to_path_buf(),
+            key: key.to_string(),
+            reason,
+        };
+        let raw: RawConfig = parse_toml(text).map_err(|(key, reason)| err(&key, reason))?;
+        let base = path
+            .parent()
+            .map(|p| {
+                if p.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    p
+                }
+            })
+            .unwrap_or(Path::new("."));
+
+        let name = match &raw.name {
+            Some(n) => n.clone(),
+            None => path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        };
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+            || name.starts_with('.')
+        {
+            return Err(err(
+                "name",
+                format!("`{name}` must be non-empty and use only letters, digits, `-`, `_`, `.` (it names the report directory)"),
+            ));
+        }
+
+        // Game and parameters: the engine is the judge of what is valid.
+        let mut params: Vec<(String, String)> = Vec::new();
+        for (table, values) in [("params", &raw.params), ("adjudication", &raw.adjudication)] {
+            for (k, v) in values {
+                let key = format!("{table}.{k}");
+                let text = match v {
+                    toml::Value::String(s) => s.clone(),
+                    toml::Value::Integer(i) => i.to_string(),
+                    toml::Value::Boolean(b) => b.to_string(),
+                    toml::Value::Float(f) => f.to_string(),
+                    _ => {
+                        return Err(err(
+                            &key,
+                            "must be a string, integer, float or boolean".into(),
+                        ))
+                    }
+                };
+                if params.iter().any(|(p, _)| p == k) {
+                    return Err(err(
+                        &key,
+                        "given in both [params] and [adjudication]".into(),
+                    ));
+                }
+                params.push((k.clone(), text));
+            }
+        }
+        let game = new_game(&raw.game, &params).map_err(|e| {
+            let key = match &e {
+                games::ParamError::UnknownGame { .. } => "game".to_string(),
+                games::ParamError::Unknown { key, .. }
+                | games::ParamError::Invalid { key, .. }
+                | games::ParamError::Duplicate { key } => {
+                    if raw.adjudication.contains_key(key) {
+                        format!("adjudication.{key}")
+                    } else {
+                        format!("params.{key}")
+                    }
+                }
+            };
+            err(&key, e.to_string())
+        })?;
+        let params = game.params();
+
+        // Bots.
+        if raw.bots.len() < 2 {
+            return Err(err(
+                "bots",
+                format!(
+                    "a tournament needs at least 2 bots, found {}",
+                    raw.bots.len()
+                ),
+            ));
+        }
+        let mut bots = Vec::new();
+        let mut seen = BTreeSet::new();
+        for (i, b) in raw.bots.iter().enumerate() {
+            let key = |k: &str| format!("bots[{i}].{k}");
+            if b.name.is_empty() || b.name.chars().any(|c| c.is_control() || c == ',') {
+                return Err(err(
+                    &key("name"),
+                    "must be non-empty, without commas or control characters".into(),
+                ));
+            }
+            if !seen.insert(b.name.clone()) {
+                return Err(err(
+                    &key("name"),
+                    format!("`{}` is used by two bots; names must be unique", b.name),
+                ));
+            }
+            if b.command.is_empty() || b.command[0].is_empty() {
+                return Err(err(&key("command"), "must be a non-empty list".into()));
+            }
+            if let Some(build) = &b.build {
+                if build.is_empty() || build[0].is_empty() {
+                    return Err(err(&key("build"), "must be a non-empty list".into()));
+                }
+            }
+            let cwd_as_written = b.cwd.clone().unwrap_or_else(|| ".".into());
+            let cwd = base.join(&cwd_as_written);
+            if !cwd.is_dir() {
+                return Err(err(
+                    &key("cwd"),
+                    format!("directory {} does not exist", cwd.display()),
+                ));
+            }
+            let cwd = cwd.canonicalize().map_err(|e| {
+                err(
+                    &key("cwd"),
+                    format!("cannot resolve {}: {e}", cwd.display()),
+                )
+            })?;
+            b.limits.resources().map_err(|e| err(&key("limits"), e))?;
+            if b.sandbox == Sandbox::Bwrap && !on_path("bwrap") {
+                return Err(err(
+                    &key("sandbox"),
+                    "bwrap is not installed (Debian package bubblewrap)".into(),
+                ));
+            }
+            bots.push(Bot {
+                name: b.name.clone(),
+                command: b.command.clone(),
+                cwd_as_written,
+                cwd,
+                build: b.build.clone(),
+                env: b.env.clone(),
+                limits: b.limits.clone(),
+                sandbox: b.sandbox,
+            });
+        }
+
+        // Format.
+        if raw.games == 0 {
+            return Err(err("games", "must be at least 1".into()));
+        }
+        let champion = match (raw.format, &raw.champion) {
+            (FormatKind::Gauntlet, None) => return Err(err(
+                "champion",
+                "format = \"gauntlet\" needs `champion`, the name of the bot that plays all others"
+                    .into(),
+            )),
+            (FormatKind::Gauntlet, Some(c)) => {
+                Some(bots.iter().position(|b| &b.name == c).ok_or_else(|| {
+                    err(
+                        "champion",
+                        format!(
+                            "`{c}` is not a bot (bots: {})",
+                            bots.iter()
+                                .map(|b| b.name.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    )
+                })?)
+            }
+            (FormatKind::RoundRobin, Some(_)) => {
+                return Err(err(
+                    "champion",
+                    "only meaningful with format = \"gauntlet\"".into(),
+                ))
+            }
+            (FormatKind::RoundRobin, None) => None,
+        };
+        if raw.concurrency == Some(0) {
+            return Err(err("concurrency", "must be at least 1".into()));
+        }
+        if raw.random_opening_plies > 0 && raw.games % 2 == 1 {
+            return Err(err(
+                "games",
+                format!(
+                    "must be even with random_opening_plies (each opening is played twice, seats swapped); got {}",
+                    raw.games
+                ),
+            ));
+        }
+        if raw.random_opening_plies > 200 {
+            return Err(err("random_opening_plies", "must be at most 200".into()));
+        }
+
+        // Time control.
+        let tc = &raw.time_control;
+        match (tc.movetime_ms, tc.time_ms) {
+            (None, None) => {
+                return Err(err(
+                    "time_control",
+                    "set movetime_ms, or time_ms (with optional inc_ms), or both".into(),
+                ))
+            }
+            (Some(0), _) => {
+                return Err(err("time_control.movetime_ms", "must be at least 1".into()))
+            }
+            (_, Some(0)) => return Err(err("time_control.time_ms", "must be at least 1".into())),
+            _ => {}
+        }
+        if tc.inc_ms.is_some() && tc.time_ms.is_none() {
+            return Err(err(
+                "time_control.inc_ms",
+                "needs time_ms (an increment is added to a game clock)".into(),
+            ));
+        }
+        let time_control = TimeControl {
+            movetime_ms: tc.movetime_ms,
+            time_ms: tc.time_ms,
+            inc_ms: tc.inc_ms.unwrap_or(0),
+            margin_ms: tc.margin_ms,
+        };
+
+        let config = Config {
+            file: path.to_path_buf(),
+            name,
+            game: raw.game,
+            params,
+            format: raw.format,
+            champion,
+            games: raw.games,
+            seed: raw.seed,
+            concurrency: raw.concurrency,
+            random_opening_plies: raw.random_opening_plies,
+            time_control,
+            bots,
+        };
+        for i in 0..config.bots.len() {
+            if config.bots[i].build.is_none() {
+                config.check_bot(i)?;
+            }
+        }
+        Ok(config)
+    }
+
+    fn error(&self, key: String, reason: String) -> ConfigError {
+        ConfigError {
+            file: self.file.clone(),
+            key,
+            reason,
+        }
+    }
+
+    /// Checks that bot `i`'s executable exists (a path relative to its `cwd`,
+    /// or a name found on `PATH`), and that script arguments (ending in
+    /// `.py`, `.js`, `.rb`, `.pl`, `.sh`, `.jar`) name existing files.
+    pub fn check_bot(&self, i: usize) -> Result<(), ConfigError> {
+        let bot = &self.bots[i];
+        let exe = &bot.command[0];
+        if resolve_executable(exe, &bot.cwd, &bot.env).is_none() {
+            return Err(self.error(
+                format!("bots[{i}].command"),
+                format!(
+                    "executable `{exe}` not found ({})",
+                    if exe.contains('/') {
+                        format!("looked in {}", bot.cwd.display())
+                    } else {
+                        "not on PATH".into()
+                    }
+                ),
+            ));
+        }
+        for arg in &bot.command[1..] {
+            let script = [".py", ".js", ".rb", ".pl", ".sh", ".jar"]
+                .iter()
+                .any(|ext| arg.ends_with(ext));
+            if script && !arg.starts_with('-') && !bot.cwd.join(arg).is_file() {
+                return Err(self.error(
+                    format!("bots[{i}].command"),
+                    format!("file `{arg}` not found in {}", bot.cwd.display()),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks every bot's executable (after builds have run).
+    pub fn check_bots(&self) -> Result<(), ConfigError> {
+        (0..self.bots.len()).try_for_each(|i| self.check_bot(i))
+    }
+
+    /// The distinct build commands, each with the bots that need it, in config order.
+    pub fn builds(&self) -> Vec<(PathBuf, Vec<String>, Vec<usize>)> {
+        let mut out: Vec<(PathBuf, Vec<String>, Vec<usize>)> = Vec::new();
+        for (i, b) in self.bots.iter().enumerate() {
+            if let Some(cmd) = &b.build {
+                match out.iter_mut().find(|(d, c, _)| d == &b.cwd && c == cmd) {
+                    Some(entry) => entry.2.push(i),
+                    None => out.push((b.cwd.clone(), cmd.clone(), vec![i])),
+                }
+            }
+        }
+        out
+    }
+
+    /// Runs every distinct `build` command once (output passed through to
+    /// stderr), then checks all bots' executables.
+    pub fn run_builds(&self, quiet: bool) -> Result<(), ConfigError> {
+        for (cwd, cmd, users) in self.builds() {
+            let key = format!("bots[{}].build", users[0]);
+            if !quiet {
+                eprintln!("build: {} (in {})", cmd.join(" "), cwd.display());
+            }
+            let mut command = std::process::Command::new(&cmd[0]);
+            command
+                .args(&cmd[1..])
+                .current_dir(&cwd)
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::from(
+                    std::io::stderr()
+                        .as_fd()
+                        .try_clone_to_owned()
+                        .expect("stderr can be duplicated"),
+                ));
+            if quiet {
+                command
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::null());
+            }
+            let status = command.status().map_err(|e| {
+                self.error(key.clone(), format!("cannot run `{}`: {e}", cmd.join(" ")))
+            })?;
+            if !status.success() {
+                return Err(self.error(key, format!("`{}` failed ({status})", cmd.join(" "))));
+            }
+        }
+        self.check_bots()
+    }
+
+    /// The part of the config that identifies its results.
+    pub fn normalized(&self) -> Normalized {
+        Normalized {
+            name: self.name.clone(),
+            game: self.game.clone(),
+            params: self.params.clone(),
+            format: self.format,
+            champion: self.champion.map(|c| self.bots[c].name.clone()),
+            games: self.games,
+            seed: self.seed,
+            random_opening_plies: self.random_opening_plies,
+            time_control: self.time_control.clone(),
+            bots: self
+                .bots
+                .iter()
+                .map(|b| NormalizedBot {
+                    name: b.name.clone(),
+                    command: b.command.clone(),
+                    cwd: b.cwd_as_written.clone(),
+                    env: b.env.clone(),
+                    limits: b.limits.clone(),
+                    sandbox: b.sandbox,
+                })
+                .collect(),
+        }
+    }
+}
+
+use std::os::fd::AsFd;
+
+/// Finds an executable: a path (with `/`) relative to `cwd`, or a bare name
+/// on the bot's `PATH` (its `env.PATH` if given, else arena's).
+pub fn resolve_executable(
+    exe: &str,
+    cwd: &Path,
+    env: &BTreeMap<String, String>,
+) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let runnable = |p: &Path| {
+        p.is_file()
+            && p.metadata()
+                .map(|m| m.permissions().mode() & 0o111 != 0)
+                .unwrap_or(false)
+    };
+    if exe.contains('/') {
+        let p = cwd.join(exe);
+        return runnable(&p).then_some(p);
+    }
+    let path = env
+        .get("PATH")
+        .cloned()
+        .or_else(|| std::env::var("PATH").ok())
+        .unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|dir| cwd.join(dir).join(exe))
+        .find(|p| runnable(p))
+}
+
+/// Deserializes TOML, turning errors into (key path, reason).
+fn parse_toml<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, (String, String)> {
+    let de = toml::Deserializer::parse(text)
+        .map_err(|e| ("(file)".to_string(), toml_reason(&e, text)))?;
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let key = if path == "." || path.is_empty() {
+            "(file)".to_string()
+        } else {
+            path
+        };
+        (key, toml_reason(&inner, text))
+    })
+}
+
+/// The message of a TOML error, with its line number when known.
+fn toml_reason(e: &toml::de::Error, text: &str) -> String {
+    let msg = e.message().trim().to_string();
+    match e.span() {
+        Some(span) => {
+            let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
+            format!("{msg} (line {line})")
+        }
+        None => msg,
+    }
+}
+
+impl fmt::Display for FormatKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            FormatKind::RoundRobin => "round-robin",
+            FormatKind::Gauntlet => "gauntlet",
+        })
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::games::{Game, IllegalMove, Outcome, ParamError, ParamReader, ParseError};
+
+    /// A tiny game for tests: take 1 or 2 stones; who takes the last wins.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct NimState(u32, usize);
+
+    impl std::fmt::Display for NimState {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "{} {}", self.0, self.1)
+        }
+    }
+
+    #[derive(Clone, Debug)]
+    pub struct Nim {
+        stones: u32,
+        max_plies: u32,
+    }
+
+    impl Game for Nim {
+        const NAME: &'static str = "nim";
+        type State = NimState;
+        type Move = u32;
+        type Effects = ();
+        fn from_params(params: &[(String, String)]) -> Result<Self, ParamError> {
+            let r = ParamReader::new("nim", params, &["stones", "max_plies"])?;
+            Ok(Nim {
+                stones: r.int("stones", 5, 1..=20)?,
+                max_plies: r.int("max_plies", 100, 1..=1000)?,
+            })
+        }
+        fn params(&self) -> Vec<(String, String)> {
+            vec![
+                ("stones".into(), self.stones.to_string()),
+                ("max_plies".into(), self.max_plies.to_string()),
+            ]
+        }
+        fn initial_state(&self) -> Self::State {
+            NimState(self.stones, 0)
+        }
+        fn parse_state(&self, text: &str) -> Result<Self::State, ParseError> {
+            Err(ParseError::new("nim state", "unsupported", text))
+        }
+        fn parse_move(&self, text: &str) -> Result<u32, ParseError> {
+            text.parse()
+                .map_err(|_| ParseError::new("nim move", "not a number", text))
+        }
+        fn to_move(&self, s: &Self::State) -> usize {
+            s.1
+        }
+        fn legal_moves(&self, s: &Self::State, out: &mut Vec<u32>) {
+            out.clear();
+            out.extend((1..=2).filter(|&t| t <= s.0));
+        }
+        fn apply(&self, s: &mut Self::State, mv: &u32) {
+            s.0 -= mv;
+            s.1 = 1 - s.1;
+        }
+        fn outcome(&self, s: &Self::State) -> Option<Outcome> {
+            (s.0 == 0).then(|| Outcome {
+                scores: [0, 0],
+                winner: Some(1 - s.1),
+                adjudicated: None,
+            })
+        }
+        fn play(&self, s: &mut Self::State, mv: &u32) -> Result<(), IllegalMove> {
+            if *mv >= 1 && *mv <= 2 && *mv <= s.0 {
+                self.apply(s, mv);
+                Ok(())
+            } else {
+                Err(IllegalMove(mv.to_string()))
+            }
+        }
+    }
+
+    pub fn test_games(
+        name: &str,
+        params: &[(String, String)],
+    ) -> Result<Box<dyn games::AnyGame>, ParamError> {
+        match name {
+            "nim" => Ok(Box::new(Nim::from_params(params)?)),
+            _ => Err(ParamError::UnknownGame {
+                name: name.into(),
+                known: "nim".into(),
+            }),
+        }
+    }
+
+    const GOOD: &str = r#"
+game = "nim"
+seed = 7
+games = 4
+random_opening_plies = 1
+[params]
+stones = 9
+[adjudication]
+max_plies = 50
+[time_control]
+movetime_ms = 20
+[[bots]]
+name = "a"
+command = ["sh", "-c", "true"]
+[[bots]]
+name = "b"
+command = ["/bin/sh"]
+env = { X = "1" }
+"#;
+
+    fn parse(text: &str) -> Result<Config, ConfigError> {
+        Config::parse_with(Path::new("tournaments/t.toml"), text, test_games)
+    }
+
+    fn parse_err(text: &str) -> ConfigError {
+        let e = parse(text).expect_err("config must be refused");
+        assert_eq!(e.file, Path::new("tournaments/t.toml"));
+        e
+    }
+
+    // The tests run from the crate directory; `tournaments/` need not exist
+    // there, so bots' cwd must be given relative to something real.
+    fn good() -> String {
+        GOOD.replace("[[bots]]\n", "[[bots]]\ncwd = \"/tmp\"\n")
+    }
+
+    #[test]
+    fn a_good_config_is_validated_and_normalized() {
+        let c = parse(&good()).unwrap();
+        assert_eq!(c.name, "t");
+        assert_eq!(
+            c.params,
+            vec![
+                ("stones".into(), "9".into()),
+                ("max_plies".into(), "50".into())
+            ]
+        );
+        assert_eq!(c.games, 4);
+        assert_eq!(c.bots[1].env.get("X").map(String::as_str), Some("1"));
+        assert_eq!(c.time_control.margin_ms, 50);
+        let n = c.normalized();
+        assert_eq!(
+            n.fingerprint(),
+            parse(&good()).unwrap().normalized().fingerprint()
+        );
+        let other = parse(&good().replace("seed = 7", "seed = 8")).unwrap();
+        assert_ne!(n.fingerprint(), other.normalized().fingerprint());
+        let conc = parse(&good().replace("seed = 7", "seed = 7\nconcurrency = 3")).unwrap();
+        assert_eq!(
+            n.fingerprint(),
+            conc.normalized().fingerprint(),
+            "concurrency does not change results"
+        );
+    }
+
+    #[test]
+    fn unknown_keys_name_their_path() {
+        let e = parse_err(&good().replace("seed = 7", "seed = 7\ncolour = \"red\""));
+        assert_eq!(e.key, "colour", "{e}");
+        let e = parse_err(&good().replace("name = \"b\"", "name = \"b\"\nargs = []"));
+        assert_eq!(e.key, "bots[1].args", "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("tournaments/t.toml: bots[1].args: "),
+            "{e}"
+        );
+        let e = parse_err(&good().replace("movetime_ms = 20", "movetime = 20"));
+        assert_eq!(e.key, "time_control.movetime", "{e}");
+    }
+
+    #[test]
+    fn bad_values_name_their_key_and_reason() {
+        let cases = [
+            ("game = \"nim\"", "game = \"chess\"", "game", "unknown game"),
+            (
+                "stones = 9",
+                "stones = 99",
+                "params.stones",
+                "not a valid value",
+            ),
+            (
+                "stones = 9",
+                "stone = 9",
+                "params.stone",
+                "unknown parameter",
+            ),
+            (
+                "max_plies = 50",
+                "max_plies = 0",
+                "adjudication.max_plies",
+                "not a valid value",
+            ),
+            ("games = 4", "games = 0", "games", "at least 1"),
+            ("games = 4", "games = 3", "games", "must be even"),
+            ("games = 4", "games = \"four\"", "games", "invalid type"),
+            (
+                "movetime_ms = 20",
+                "movetime_ms = 20\ninc_ms = 20",
+                "time_control.inc_ms",
+                "needs time_ms",
+            ),
+            (
+                "movetime_ms = 20",
+                "margin_ms = 20",
+                "time_control",
+                "set movetime_ms",
+            ),
+            (
+                "command = [\"/bin/sh\"]",
+                "command = []",
+                "bots[1].command",
+                "non-empty list",
+            ),
+            ("name = \"b\"", "name = \"a\"", "bots[1].name", "unique"),
+            (
+                "seed = 7",
+                "seed = 7\nformat = \"swiss\"",
+                "format",
+                "unknown variant",
+            ),
+            (
+                "seed = 7",
+                "seed = 7\nformat = \"gauntlet\"",
+                "champion",
+                "needs `champion`",
+            ),
+            (
+                "seed = 7",
+                "seed = 7\nformat = \"gauntlet\"\nchampion = \"z\"",
+                "champion",
+                "not a bot",
+            ),
+            (
+                "seed = 7",
+                "seed = 7\nconcurrency = 0",
+                "concurrency",
+                "at least 1",
+            ),
+        ];
+        for (from, to, key, reason) in cases {
+            let text = good().replace(from, to);
+            assert_ne!(text, good(), "{from}");
+            let e = parse_err(&text);
+            assert_eq!(e.key, key, "{to}: {e}");
+            assert!(e.reason.contains(reason), "{to}: {e}");
+        }
+        let e = parse_err(&good().replace("seed = 7\n", ""));
+        assert!(e.reason.contains("missing field `seed`"), "{e}");
+    }
+
+    #[test]
+    fn missing_executables_and_scripts_are_named() {
+        let e = parse_err(&good().replace("/bin/sh", "./no-such-bot"));
+        assert_eq!(e.key, "bots[1].command");
+        assert!(e.reason.contains("`./no-such-bot` not found"), "{e}");
+        let e = parse_err(&good().replace("\"/bin/sh\"", "\"no-such-interpreter\""));
+        assert!(e.reason.contains("not on PATH"), "{e}");
+        let e = parse_err(&good().replace("\"/bin/sh\"", "\"/bin/sh\", \"missing.py\""));
+        assert!(e.reason.contains("file `missing.py` not found"), "{e}");
+        let e = parse_err(&good().replace("cwd = \"/tmp\"", "cwd = \"/no/such/dir\""));
+        assert_eq!(e.key, "bots[0].cwd");
+        // A bot that is built first is checked after its build, not before.
+        let c = parse(&good().replace(
+            "command = [\"/bin/sh\"]",
+            "command = [\"./not-yet-built\"]\nbuild = [\"true\"]",
+        ))
+        .unwrap();
+        let e = c.run_builds(true).unwrap_err();
+        assert_eq!(e.key, "bots[1].command");
+        let e = parse(&good().replace(
+            "command = [\"/bin/sh\"]",
+            "command = [\"/bin/sh\"]\nbuild = [\"false\"]",
+        ))
+        .unwrap()
+        .run_builds(true)
+        .unwrap_err();
+        assert_eq!(e.key, "bots[1].build");
+        assert!(e.reason.contains("failed"), "{e}");
+    }
+
+    #[test]
+    fn syntax_errors_give_a_line() {
+        let e = parse_err("game = \"nim\"\nseed = = 3\n");
+        assert_eq!(e.key, "(file)");
+        assert!(e.reason.contains("line 2"), "{e}");
+    }
+}

@@ -1,0 +1,266 @@
+//! Seeded schedules: which bots meet, in which seats, on which game seed, and
+//! which shard plays each game. Pure: no processes, no files, no clocks.
+//!
+//! Everything derives from the tournament seed through one ChaCha8 stream, in
+//! schedule order, so the schedule and every game seed are fixed before any
+//! game starts and never depend on which game finishes first.
+
+use std::fmt;
+use std::str::FromStr;
+
+use rand::{Rng, RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+use crate::config::FormatKind;
+use crate::games::AnyGame;
+
+/// One game to play.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameJob {
+    /// Position in the schedule, from 0 (the record's `index`).
+    pub index: u64,
+    /// A full cycle of pairings: round `k` holds the `k`-th pair of games of
+    /// every pairing (a rating period for Glicko).
+    pub round: u64,
+    /// The two seat-swapped games of a pair share this id, the seed and the
+    /// random opening.
+    pub pair: u64,
+    /// The game seed: given to the bots and, for random openings, to the
+    /// referee's opening RNG.
+    pub seed: u64,
+    /// Indices into the config's bots: `seats[0]` moves first.
+    pub seats: [usize; 2],
+}
+
+/// The pairings a format plays, as bot index pairs, in config order.
+pub fn pairings(format: FormatKind, n_bots: usize, champion: Option<usize>) -> Vec<(usize, usize)> {
+    match format {
+        FormatKind::RoundRobin => (0..n_bots)
+            .flat_map(|a| (a + 1..n_bots).map(move |b| (a, b)))
+            .collect(),
+        FormatKind::Gauntlet => {
+            let c = champion.expect("a gauntlet has a champion");
+            (0..n_bots).filter(|&b| b != c).map(|b| (c, b)).collect()
+        }
+    }
+}
+
+/// The whole schedule: `games` games for each pairing, played in pairs with
+/// seats swapped (an odd `games` ends with one single game per pairing).
+///
+/// Round `r` holds the `r`-th pair of every pairing, the pairings in an order
+/// shuffled per round; within a pair, which bot sits first in the first game
+/// is drawn, and the second game swaps seats.
+pub fn schedule(
+    format: FormatKind,
+    n_bots: usize,
+    champion: Option<usize>,
+    games: u32,
+    seed: u64,
+) -> Vec<GameJob> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut order = pairings(format, n_bots, champion);
+    let rounds = games.div_ceil(2);
+    let mut jobs = Vec::with_capacity(order.len() * games as usize);
+    let mut pair = 0u64;
+    for round in 0..rounds {
+        // Fisher-Yates on the previous round's order: a fresh order each round.
+        for i in (1..order.len()).rev() {
+            let j = rng.random_range(0..=i);
+            order.swap(i, j);
+        }
+        let in_pair = if round + 1 == rounds && games % 2 == 1 {
+            1
+        } else {
+            2
+        };
+        for &(a, b) in &order {
+            let seed = rng.next_u64();
+            let first = if rng.random_bool(0.5) { [a, b] } else { [b, a] };
+            for g in 0..in_pair {
+                let seats = if g == 0 { first } else { [first[1], first[0]] };
+                jobs.push(GameJob {
+                    index: jobs.len() as u64,
+                    round: u64::from(round),
+                    pair,
+                    seed,
+                    seats,
+                });
+            }
+            pair += 1;
+        }
+    }
+    jobs
+}
+
+/// The random opening of a game seed: `plies` moves drawn uniformly from
+/// the legal moves with ChaCha8 seeded from `seed` (mixed with a constant, so
+/// it differs from the stream a bot seeds with the same number). Moves that
+/// would end the game are avoided; the opening stops early if every move
+/// would. Both games of a pair share the seed, so they share the opening.
+pub fn random_opening(game: &dyn AnyGame, seed: u64, plies: u32) -> Vec<String> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x6f70_656e_696e_6773);
+    let mut state = game.initial_state();
+    let mut moves = Vec::new();
+    for _ in 0..plies {
+        let candidates: Vec<String> = state
+            .legal_moves()
+            .into_iter()
+            .filter(|mv| {
+                let mut next = state.clone();
+                next.play(mv).is_ok() && next.outcome().is_none()
+            })
+            .collect();
+        if candidates.is_empty() {
+            break;
+        }
+        let mv = candidates[rng.random_range(0..candidates.len())].clone();
+        state.play(&mv).expect("a legal move plays");
+        moves.push(mv);
+    }
+    moves
+}
+
+/// `K/N`: the K-th of N shards (K counts from 1). A shard plays the games
+/// whose pair id is `K-1` modulo `N`, so seat-swapped pairs stay together.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    pub k: u64,
+    pub n: u64,
+}
+
+impl Shard {
+    pub fn contains(&self, job: &GameJob) -> bool {
+        self.of_pair(job.pair) == self.k
+    }
+
+    /// Which shard (1-based) of `n` plays pair `pair`.
+    pub fn of_pair(&self, pair: u64) -> u64 {
+        pair % self.n + 1
+    }
+}
+
+impl FromStr for Shard {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || format!("`{s}` is not K/N with 1 <= K <= N (e.g. 2/3)");
+        let (k, n) = s.split_once('/').ok_or_else(bad)?;
+        let k: u64 = k.trim().parse().map_err(|_| bad())?;
+        let n: u64 = n.trim().parse().map_err(|_| bad())?;
+        if n == 0 || k == 0 || k > n {
+            return Err(bad());
+        }
+        Ok(Shard { k, n })
+    }
+}
+
+impl fmt::Display for Shard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.k, self.n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn round_robin_plays_every_pairing_games_times_with_balanced_seats() {
+        let jobs = schedule(FormatKind::RoundRobin, 4, None, 4, 7);
+        assert_eq!(jobs.len(), 6 * 4);
+        let mut per_pairing: BTreeMap<(usize, usize), [u32; 2]> = BTreeMap::new();
+        for j in &jobs {
+            let (a, b) = (j.seats[0].min(j.seats[1]), j.seats[0].max(j.seats[1]));
+            assert_ne!(a, b);
+            let e = per_pairing.entry((a, b)).or_default();
+            e[usize::from(j.seats[0] != a)] += 1;
+        }
+        assert_eq!(per_pairing.len(), 6);
+        assert!(
+            per_pairing.values().all(|s| *s == [2, 2]),
+            "{per_pairing:?}"
+        );
+        for (i, j) in jobs.iter().enumerate() {
+            assert_eq!(j.index, i as u64);
+        }
+    }
+
+    #[test]
+    fn pairs_share_seed_and_swap_seats_and_rounds_cycle_all_pairings() {
+        let jobs = schedule(FormatKind::RoundRobin, 3, None, 4, 1);
+        for p in jobs.chunks(2) {
+            assert_eq!(p[0].pair, p[1].pair);
+            assert_eq!(p[0].seed, p[1].seed);
+            assert_eq!(p[0].seats, [p[1].seats[1], p[1].seats[0]]);
+            assert_eq!(p[0].round, p[1].round);
+        }
+        // 3 pairings, 2 rounds of one pair each.
+        assert!(jobs[..6].iter().all(|j| j.round == 0));
+        assert!(jobs[6..].iter().all(|j| j.round == 1));
+        let seeds: std::collections::BTreeSet<u64> = jobs.iter().map(|j| j.seed).collect();
+        assert_eq!(seeds.len(), 6, "each pair gets its own seed");
+    }
+
+    #[test]
+    fn same_seed_same_schedule_other_seed_other_schedule() {
+        let a = schedule(FormatKind::RoundRobin, 5, None, 6, 42);
+        assert_eq!(a, schedule(FormatKind::RoundRobin, 5, None, 6, 42));
+        assert_ne!(a, schedule(FormatKind::RoundRobin, 5, None, 6, 43));
+    }
+
+    #[test]
+    fn odd_games_end_with_a_single_game_per_pairing() {
+        let jobs = schedule(FormatKind::RoundRobin, 3, None, 3, 5);
+        assert_eq!(jobs.len(), 9);
+        let last_round: Vec<_> = jobs.iter().filter(|j| j.round == 1).collect();
+        assert_eq!(last_round.len(), 3);
+        let pairs: std::collections::BTreeSet<u64> = last_round.iter().map(|j| j.pair).collect();
+        assert_eq!(pairs.len(), 3);
+    }
+
+    #[test]
+    fn gauntlet_pits_the_champion_against_each_other_bot() {
+        let jobs = schedule(FormatKind::Gauntlet, 4, Some(2), 2, 9);
+        assert_eq!(jobs.len(), 3 * 2);
+        assert!(jobs.iter().all(|j| j.seats.contains(&2)));
+    }
+
+    #[test]
+    fn random_openings_are_legal_seeded_and_avoid_the_end() {
+        let game =
+            crate::config::tests::test_games("nim", &[("stones".into(), "6".into())]).unwrap();
+        let a = random_opening(&*game, 17, 3);
+        assert_eq!(a, random_opening(&*game, 17, 3));
+        assert_eq!(a.len(), 3);
+        let mut state = game.initial_state();
+        for mv in &a {
+            state.play(mv).unwrap();
+        }
+        assert!(state.outcome().is_none());
+        let openings: std::collections::BTreeSet<Vec<String>> =
+            (0..20).map(|s| random_opening(&*game, s, 3)).collect();
+        assert!(openings.len() > 1, "the seed chooses the opening");
+        // 6 stones: at most 5 can go without ending the game.
+        assert!(random_opening(&*game, 3, 10).len() <= 5);
+    }
+
+    #[test]
+    fn shards_partition_the_schedule_and_keep_pairs_together() {
+        let jobs = schedule(FormatKind::RoundRobin, 4, None, 4, 3);
+        let shards: Vec<Shard> = (1..=3).map(|k| Shard { k, n: 3 }).collect();
+        for j in &jobs {
+            assert_eq!(shards.iter().filter(|s| s.contains(j)).count(), 1);
+        }
+        for p in jobs.chunks(2) {
+            assert!(shards
+                .iter()
+                .all(|s| s.contains(&p[0]) == s.contains(&p[1])));
+        }
+        assert_eq!("2/3".parse::<Shard>(), Ok(Shard { k: 2, n: 3 }));
+        for bad in ["0/3", "4/3", "1/0", "x", "1/2/3"] {
+            assert!(bad.parse::<Shard>().is_err(), "{bad}");
+        }
+    }
+}
