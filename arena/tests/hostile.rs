@@ -152,10 +152,11 @@ async fn one_match(name: &'static str, movetime_ms: u64, out: PathBuf) -> Vec<Ga
             ..Limits::default()
         },
         keep_bots: false,
+        sprt: None,
         out,
     };
     let mut records = Vec::new();
-    matchplay::run_match(&config, |r, _| records.push(r.clone()))
+    matchplay::run_match(&config, |r, _, _| records.push(r.clone()))
         .await
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     records
@@ -320,10 +321,11 @@ async fn probe_game(spec: BotSpec, tag: &str) -> (GameRecord, String) {
             },
             limits: Limits::default(),
             keep_bots: false,
+            sprt: None,
             out: out.clone(),
         };
         let mut records = Vec::new();
-        matchplay::run_match(&config, |r, _| records.push(r.clone()))
+        matchplay::run_match(&config, |r, _, _| records.push(r.clone()))
             .await
             .unwrap();
         records
@@ -461,4 +463,153 @@ fn arena_match_applies_limit_options() {
         .unwrap();
     assert!(!bad.status.success());
     let _ = std::fs::remove_dir_all(out);
+}
+
+/// This child's peak resident memory so far (VmHWM, kB), if it is alive.
+fn child_peak_kb(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+/// The whole suite in one real `arena tournament` (a gauntlet: the instant
+/// bot against every hostile bot, with per-bot `[bots.limits]` and one bot
+/// under `sandbox = "bwrap"`): it finishes, every game is on record with
+/// the right reason, no bot process survives, and the referee process's
+/// peak RSS (sampled from /proc while it runs) stays under 200 MB.
+#[test]
+fn a_tournament_of_hostile_bots_finishes_with_every_game_accounted_for() {
+    let dir = out_dir("tournament");
+    std::fs::create_dir_all(&dir).unwrap();
+    let tag = format!("{}-tournament", marker());
+    let mut config = format!(
+        r#"
+game = "dakon"
+seed = 7
+format = "gauntlet"
+champion = "first"
+games = 2
+
+[time_control]
+movetime_ms = 4000
+margin_ms = 200
+
+[[bots]]
+name = "first"
+command = ["{}", "bot-first"]
+"#,
+        env!("CARGO_BIN_EXE_arena")
+    );
+    let sandboxed = bwrap_available();
+    let mut cases: Vec<(String, Option<Reason>, &str)> = CASES
+        .iter()
+        .map(|&(name, reason, detail, _)| (name.to_string(), reason, detail))
+        .collect();
+    if sandboxed {
+        cases.push(("fork-bomb-bwrap".into(), Some(Reason::Timeout), "no move"));
+        cases.push(("fork-hold-bwrap".into(), Some(Reason::Crash), ""));
+    }
+    for (name, _, _) in &cases {
+        let exe = name.trim_end_matches("-bwrap");
+        config.push_str(&format!(
+            r#"
+[[bots]]
+name = "{name}"
+command = ["{}", "--marker", "{tag}"]
+{}
+[bots.limits]
+memory_mb = 256
+cpu_seconds = 30
+processes = 64
+open_files = 64
+file_size_mb = 1
+stderr_kb = 64
+"#,
+            hostile_dir().join(exe).display(),
+            if name.ends_with("-bwrap") {
+                "sandbox = \"bwrap\""
+            } else {
+                ""
+            }
+        ));
+    }
+    let path = dir.join("hostile.toml");
+    std::fs::write(&path, &config).unwrap();
+    let out = dir.join("run");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["tournament", path.to_str().unwrap(), "--out"])
+        .arg(&out)
+        .args(["--quiet", "--concurrency", "4"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let mut peak = 0;
+    let status = loop {
+        if let Some(kb) = child_peak_kb(pid) {
+            peak = peak.max(kb);
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut err = String::new();
+    use std::io::Read;
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(status.success(), "the tournament failed: {err}");
+
+    let text = std::fs::read_to_string(out.join("games.jsonl")).unwrap();
+    let records: Vec<GameRecord> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(records.len(), 2 * cases.len(), "every game on record");
+    let mut problems = Vec::new();
+    for (name, reason, detail) in &cases {
+        let games: Vec<&GameRecord> = records
+            .iter()
+            .filter(|r| r.seats.iter().any(|s| &s.name == name))
+            .collect();
+        assert_eq!(games.len(), 2, "{name}");
+        for r in games {
+            let seat = r.seats.iter().position(|s| &s.name == name).unwrap();
+            let d = r.detail.as_deref().unwrap_or("");
+            let ok = match reason {
+                Some(reason) => {
+                    r.reason == *reason && r.offender == Some(seat) && d.contains(detail)
+                }
+                None => r.offender.is_none(),
+            };
+            if !ok {
+                problems.push(format!("{name}: {:?} by {:?}: {d}", r.reason, r.offender));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+
+    let mut left = processes_with(&tag);
+    for _ in 0..50 {
+        if left.is_empty() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        left = processes_with(&tag);
+    }
+    assert!(left.is_empty(), "bot processes left behind: {left:?}");
+    assert!(peak > 0 && peak < 200 * 1024, "referee peak RSS {peak} kB");
+    eprintln!(
+        "hostile tournament: {} games, referee peak RSS {peak} kB",
+        records.len()
+    );
+    let _ = std::fs::remove_dir_all(dir);
 }
