@@ -613,3 +613,52 @@ stderr_kb = 64
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// Hostile bot names never break the CSV or HTML outputs: formula-like
+/// names are defused in games.csv (and read back intact by `arena
+/// ratings`), and markup is shown as text in the HTML report.
+#[test]
+fn hostile_names_are_text_in_csv_and_html() {
+    let out = out_dir("names");
+    let first = format!("{} bot-first", env!("CARGO_BIN_EXE_arena"));
+    let formula = "+cmd|'/C_calc'!A0";
+    let markup = "<script>alert(1)</script>";
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args([
+            "match", "--game", "dakon", "--games", "2", "--quiet", "--out",
+        ])
+        .arg(&out)
+        .arg("--bot")
+        .arg(format!("{formula}={first}"))
+        .arg("--bot")
+        .arg(format!("{markup}={first}"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let csv = std::fs::read_to_string(out.join("games.csv")).unwrap();
+    assert!(csv.contains(&format!(",'{formula},")), "{csv}");
+    assert!(!csv.contains(&format!(",{formula},")), "{csv}");
+
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .arg("ratings")
+        .arg(out.join("games.csv"))
+        .args(["--bootstrap", "0"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let table = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        table.contains(formula) && !table.contains(&format!("'{formula}")),
+        "{table}"
+    );
+
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .arg("report")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(!html.contains(markup), "raw markup in the report");
+    let _ = std::fs::remove_dir_all(out);
+}
