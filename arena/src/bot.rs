@@ -156,13 +156,16 @@ impl std::str::FromStr for Sandbox {
 
 /// The uids (and gids) bots run as when they must not be root: a range
 /// above any account (see [`ResourceLimits`]).
-pub const BOT_UIDS: std::ops::Range<u32> = 1_500_000_000..1_500_100_000;
+pub const BOT_UIDS: std::ops::Range<u32> = 1_500_000_000..2_000_000_000;
 
-/// A uid for the next bot that must not run as root.
+/// A uid for the next bot that must not run as root: distinct within this
+/// process, and (by the process id) across referees running at once, whose
+/// bots would otherwise share a process count.
 fn next_bot_uid() -> u32 {
-    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    BOT_UIDS.start + n % (BOT_UIDS.end - BOT_UIDS.start)
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed) & 0xfff;
+    let slot = ((std::process::id() as u64) << 12 | n) % u64::from(BOT_UIDS.end - BOT_UIDS.start);
+    BOT_UIDS.start + slot as u32
 }
 
 impl BotSpec {

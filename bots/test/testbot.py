@@ -46,6 +46,8 @@ misbehave (default 0: at the first decision). Modes:
     memory-hog   allocate and touch memory until allocation fails (at most
                  2 GB, then sleep), then stop answering
     info-sleep   send one `info` line, then sleep for ever
+    setsid-escape fork a child that leaves the process group (setsid) and
+                 sleeps, then exit: only a PID namespace (bwrap) catches it
 """
 
 import argparse
@@ -235,6 +237,12 @@ def main():
                     log.write("testbot: out of memory after %d MB\n" % (64 * len(hoard)))
                     log.flush()
                 time.sleep(3600)
+            elif mode == "setsid-escape":
+                if os.fork() == 0:
+                    os.setsid()
+                    time.sleep(3600)
+                    os._exit(0)
+                os._exit(0)
             elif mode == "info-sleep":
                 send("info thinking")
                 time.sleep(3600)
