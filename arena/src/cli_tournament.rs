@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use crate::bot::{BotSpec, Limits};
 use crate::config::{self, Config};
+use crate::rating::RatingOptions;
 use crate::schedule::Shard;
 use crate::tournament::{self, ProgressMode, RefereePlayer, RunOptions, TournamentError};
 
@@ -99,12 +100,18 @@ fn tournament_one(args: &TournamentArgs, path: &Path) -> ExitCode {
             eprintln!("arena tournament: {e}");
             ExitCode::from(1)
         }
+        Err(Failure::Report(e)) => {
+            eprintln!("arena tournament: every game is recorded, but the report failed: {e}");
+            ExitCode::from(1)
+        }
     }
 }
 
 enum Failure {
     Config(config::ConfigError),
     Run(TournamentError),
+    /// The games are all recorded, but the ratings or the HTML report could not be written.
+    Report(String),
 }
 
 fn run_tournament(args: &TournamentArgs, path: &Path) -> Result<(), Failure> {
@@ -215,6 +222,14 @@ fn run_tournament(args: &TournamentArgs, path: &Path) -> Result<(), Failure> {
         tournament::GAMES_JSONL,
         tournament::GAMES_CSV
     );
+    if args.shard.is_none() {
+        let opts = RatingOptions {
+            seed: normalized.seed,
+            ..RatingOptions::default()
+        };
+        let written = crate::report::write_all(&summary.dir, &opts).map_err(Failure::Report)?;
+        print!("{}", written.summary());
+    }
     Ok(())
 }
 
@@ -230,7 +245,16 @@ pub fn merge(args: MergeArgs) -> ExitCode {
                 tournament::GAMES_JSONL,
                 tournament::GAMES_CSV
             );
-            ExitCode::SUCCESS
+            match crate::report::write_all(&s.dir, &RatingOptions::default()) {
+                Ok(written) => {
+                    print!("{}", written.summary());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("arena merge: {e}");
+                    ExitCode::from(1)
+                }
+            }
         }
         Err(e) => {
             eprintln!("arena merge: {e}");

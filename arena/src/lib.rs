@@ -5,6 +5,7 @@
 //! game records -> ratings -> reports.
 
 pub mod bot;
+pub mod checkbot;
 pub mod cli_tournament;
 pub mod config;
 pub mod games;

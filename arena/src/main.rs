@@ -41,6 +41,9 @@ enum Command {
     Show(cli::report::ShowArgs),
     /// Plays a game at the terminal, people against each other or against a bot.
     Play(cli::report::PlayArgs),
+    /// Run a bot through the handshake, games and odd positions, and say
+    /// in plain words what would make it forfeit (exit 1 if anything would).
+    CheckBot(arena::checkbot::CheckBotArgs),
     /// A built-in bot that plays the first legal move at once (for
     /// benchmarks and tests; speaks the protocol on stdin/stdout).
     #[command(hide = true)]
@@ -120,6 +123,7 @@ fn main() -> ExitCode {
         Some(Command::Report(args)) => cli::report::report(args),
         Some(Command::Show(args)) => cli::report::show(args),
         Some(Command::Play(args)) => cli::report::play(args),
+        Some(Command::CheckBot(args)) => arena::checkbot::main(args),
         Some(Command::Match(args)) => match run_match(args) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
@@ -205,6 +209,8 @@ fn run_match(args: MatchArgs) -> Result<(), String> {
         })
         .await?;
         print_summary(&config, &names, &summary.tally);
+        let written = arena::report::write_all(&config.out, &RatingOptions::default())?;
+        print!("{}", written.summary());
         if let Some(test) = &summary.sprt {
             println!("sprt {}: {}", test.params(), test.progress_line());
         }

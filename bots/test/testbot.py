@@ -48,6 +48,8 @@ misbehave (default 0: at the first decision). Modes:
     info-sleep   send one `info` line, then sleep for ever
     setsid-escape fork a child that leaves the process group (setsid) and
                  sleeps, then exit: only a PID namespace (bwrap) catches it
+    unflushed    never flush stdout (answers reach the referee only at exit)
+    banner       print a greeting on stdout before `ready` (stdout noise)
 """
 
 import argparse
@@ -78,7 +80,8 @@ def main():
 
     def send(text):
         out.write(text.encode() + b"\n")
-        out.flush()
+        if mode != "unflushed":
+            out.flush()
 
     if mode == "exit-at-once":
         sys.exit(0)
@@ -123,6 +126,8 @@ def main():
                 out.write(b"ready testbot premove\nmove 0\n")
                 out.flush()
                 continue
+            if mode == "banner":
+                send("Hello! testbot starting up")
             send("ready testbot " + mode)
             if mode == "close-stdout":
                 out.close()

@@ -41,3 +41,40 @@ pub fn read_records(path: &Path) -> io::Result<Vec<GameRecord>> {
     }
     Ok(records)
 }
+
+/// What a finished run leaves beside its records: `ratings.csv`,
+/// `crosstable.csv`, `los.csv` and `index.html` in `dir`, from
+/// `dir/games.jsonl`. `arena match`, `arena tournament` and `arena merge`
+/// end with it; `arena ratings` and `arena report` redo its parts with other
+/// options.
+pub fn write_all(dir: &Path, opts: &crate::rating::RatingOptions) -> Result<Written, String> {
+    let records = read_records(&dir.join("games.jsonl")).map_err(|e| e.to_string())?;
+    let standings = if records.is_empty() {
+        None
+    } else {
+        Some(ratings::write_ratings_for_records(dir, &records, opts).map_err(|e| e.to_string())?)
+    };
+    let html = write_html(dir, &records).map_err(|e| e.to_string())?;
+    Ok(Written { standings, html })
+}
+
+/// What [`write_all`] wrote.
+pub struct Written {
+    /// The ratings, when there was a game to rate.
+    pub standings: Option<crate::rating::Standings>,
+    /// The HTML report.
+    pub html: std::path::PathBuf,
+}
+
+impl Written {
+    /// The ratings table and where the report is, for the console.
+    pub fn summary(&self) -> String {
+        let mut text = self
+            .standings
+            .as_ref()
+            .map(ratings::standings_table)
+            .unwrap_or_default();
+        text.push_str(&format!("report: {}\n", self.html.display()));
+        text
+    }
+}
