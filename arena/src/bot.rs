@@ -29,12 +29,143 @@ use crate::record::Reason;
 
 /// How to start a bot: an argv list (never a shell line), with an optional
 /// working directory and extra environment variables.
+///
+/// The bot does not inherit the referee's environment: it gets `PATH` (the
+/// referee's, to find interpreters), `HOME` (its working directory),
+/// `LANG=C.UTF-8`, and `env` — nothing else, so no secret of the referee's
+/// environment reaches it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BotSpec {
     pub name: String,
     pub command: Vec<String>,
     pub cwd: Option<PathBuf>,
     pub env: Vec<(String, String)>,
+    /// Operating-system limits, set in the child before `exec`.
+    pub resources: ResourceLimits,
+    pub sandbox: Sandbox,
+}
+
+/// Per-bot operating-system limits (`setrlimit` in the child before `exec`;
+/// they bind the bot and every process it starts). `None`: unlimited (the
+/// referee's own limit is inherited).
+///
+/// `RLIMIT_NPROC` counts the processes of a user and root ignores it, so
+/// when `processes` is set and the referee runs as root, the bot runs as an
+/// unprivileged user of its own: a uid (and gid) from a range no account
+/// uses ([`BOT_UIDS`]), a fresh one for every bot process, with no
+/// supplementary groups. Its count is then its own, not shared with other
+/// bots. The bot's command must be readable and executable by others, and
+/// its working directory writable by others if it writes there.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ResourceLimits {
+    /// Address space (`RLIMIT_AS`), bytes: allocations beyond fail.
+    pub memory_bytes: Option<u64>,
+    /// CPU time (`RLIMIT_CPU`), seconds: SIGXCPU, then SIGKILL a second later.
+    pub cpu_seconds: Option<u64>,
+    /// Processes of the bot's user (`RLIMIT_NPROC`): `fork` fails beyond.
+    pub processes: Option<u64>,
+    /// Open file descriptors (`RLIMIT_NOFILE`).
+    pub open_files: Option<u64>,
+    /// Largest file the bot may write (`RLIMIT_FSIZE`), bytes.
+    pub file_size_bytes: Option<u64>,
+    /// Bytes of stderr kept in the game's log (overrides [`Limits::log_cap`]).
+    pub stderr_bytes: Option<u64>,
+}
+
+/// [`ResourceLimits`] in the units people write: the `[bots.limits]` keys
+/// of a tournament config and the `arena match` options of the same names.
+/// Zero is refused (it would make the bot unusable; leave a key out for no
+/// limit).
+#[derive(
+    Clone, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize, clap::Args,
+)]
+#[serde(deny_unknown_fields)]
+pub struct LimitSettings {
+    /// Address space of each bot process, in MB (RLIMIT_AS).
+    #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
+    pub memory_mb: Option<u64>,
+    /// CPU time of each bot process, in seconds (RLIMIT_CPU).
+    #[arg(long, value_name = "S", value_parser = clap::value_parser!(u64).range(1..))]
+    pub cpu_seconds: Option<u64>,
+    /// Processes (and threads) a bot may have at once (RLIMIT_NPROC; as
+    /// root, bots then run under a uid of their own).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub processes: Option<u64>,
+    /// Open files per bot process (RLIMIT_NOFILE).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub open_files: Option<u64>,
+    /// Largest file a bot may write, in MB (RLIMIT_FSIZE).
+    #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
+    pub file_size_mb: Option<u64>,
+    /// Stderr kept per bot per game, in kB (the rest is discarded).
+    #[arg(long, value_name = "KB", value_parser = clap::value_parser!(u64).range(1..))]
+    pub stderr_kb: Option<u64>,
+}
+
+impl LimitSettings {
+    /// The limits in bytes and seconds; an error names a zero key.
+    pub fn resources(&self) -> Result<ResourceLimits, String> {
+        let keys = [
+            ("memory_mb", self.memory_mb),
+            ("cpu_seconds", self.cpu_seconds),
+            ("processes", self.processes),
+            ("open_files", self.open_files),
+            ("file_size_mb", self.file_size_mb),
+            ("stderr_kb", self.stderr_kb),
+        ];
+        if let Some((key, _)) = keys.iter().find(|(_, v)| *v == Some(0)) {
+            return Err(format!(
+                "{key} must be at least 1 (leave it out for no limit)"
+            ));
+        }
+        let mb = |v: Option<u64>| v.map(|v| v.saturating_mul(1 << 20));
+        Ok(ResourceLimits {
+            memory_bytes: mb(self.memory_mb),
+            cpu_seconds: self.cpu_seconds,
+            processes: self.processes,
+            open_files: self.open_files,
+            file_size_bytes: mb(self.file_size_mb),
+            stderr_bytes: self.stderr_kb.map(|v| v.saturating_mul(1 << 10)),
+        })
+    }
+}
+
+/// How a bot process is confined beyond its [`ResourceLimits`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Sandbox {
+    /// A plain child process.
+    #[default]
+    None,
+    /// Under bubblewrap (`bwrap`): no network, the whole filesystem
+    /// read-only except the bot's working directory (and a private `/tmp`),
+    /// its own PID and IPC namespaces, killed when the referee dies.
+    Bwrap,
+}
+
+impl std::str::FromStr for Sandbox {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "none" | "" => Ok(Sandbox::None),
+            "bwrap" => Ok(Sandbox::Bwrap),
+            _ => Err(format!("unknown sandbox `{s}` (none or bwrap)")),
+        }
+    }
+}
+
+/// The uids (and gids) bots run as when they must not be root: a range
+/// above any account (see [`ResourceLimits`]).
+pub const BOT_UIDS: std::ops::Range<u32> = 1_500_000_000..2_000_000_000;
+
+/// A uid for the next bot that must not run as root: distinct within this
+/// process, and (by the process id) across referees running at once, whose
+/// bots would otherwise share a process count.
+fn next_bot_uid() -> u32 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed) & 0xfff;
+    let slot = ((std::process::id() as u64) << 12 | n) % u64::from(BOT_UIDS.end - BOT_UIDS.start);
+    BOT_UIDS.start + slot as u32
 }
 
 impl BotSpec {
@@ -44,6 +175,8 @@ impl BotSpec {
             command,
             cwd: None,
             env: Vec::new(),
+            resources: ResourceLimits::default(),
+            sandbox: Sandbox::None,
         }
     }
 
@@ -185,6 +318,56 @@ impl Default for Limits {
             log_cap: 1 << 20,
         }
     }
+}
+
+/// `PATH` for bots when the referee has none.
+const SAFE_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
+/// Sets the resource limits in the child (between `fork` and `exec`).
+fn apply_rlimits(res: &ResourceLimits) -> io::Result<()> {
+    use nix::sys::resource::{setrlimit, Resource};
+    let set = |r: Resource, v: Option<u64>| -> io::Result<()> {
+        match v {
+            Some(v) => setrlimit(r, v, v).map_err(io::Error::from),
+            None => Ok(()),
+        }
+    };
+    set(Resource::RLIMIT_AS, res.memory_bytes)?;
+    // The soft limit sends SIGXCPU; the hard one, a second later, SIGKILL.
+    if let Some(cpu) = res.cpu_seconds {
+        setrlimit(Resource::RLIMIT_CPU, cpu, cpu.saturating_add(1)).map_err(io::Error::from)?;
+    }
+    set(Resource::RLIMIT_NPROC, res.processes)?;
+    set(Resource::RLIMIT_NOFILE, res.open_files)?;
+    set(Resource::RLIMIT_FSIZE, res.file_size_bytes)?;
+    Ok(())
+}
+
+/// bubblewrap's options for a bot working in `cwd`: every namespace
+/// unshared (no network: only a loopback of its own), `/` read-only, a
+/// fresh `/dev`, `/proc` and `/tmp`, `cwd` writable, and death with the
+/// referee. No `--new-session`: the bot stays in the process group the
+/// referee kills.
+pub fn bwrap_args(cwd: &Path) -> Vec<std::ffi::OsString> {
+    let mut a: Vec<std::ffi::OsString> = [
+        "--unshare-all",
+        "--die-with-parent",
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--tmpfs",
+        "/tmp",
+    ]
+    .iter()
+    .map(Into::into)
+    .collect();
+    a.extend(["--bind".into(), cwd.into(), cwd.into()]);
+    a.extend(["--chdir".into(), cwd.into()]);
+    a
 }
 
 // ---------------------------------------------------------------------------
@@ -423,18 +606,44 @@ impl Bot {
         let Some((program, args)) = spec.command.split_first() else {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, "empty command"));
         };
-        let mut cmd = Command::new(program);
-        cmd.args(args)
-            .stdin(std::process::Stdio::piped())
+        let cwd = match &spec.cwd {
+            Some(dir) => dir.clone(),
+            None => std::env::current_dir()?,
+        };
+        let mut cmd = match spec.sandbox {
+            Sandbox::None => {
+                let mut cmd = Command::new(program);
+                cmd.args(args);
+                cmd
+            }
+            Sandbox::Bwrap => {
+                let mut cmd = Command::new("bwrap");
+                cmd.args(bwrap_args(&cwd)).arg("--").arg(program).args(args);
+                cmd
+            }
+        };
+        cmd.stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
             .process_group(0)
-            .kill_on_drop(false);
-        if let Some(dir) = &spec.cwd {
-            cmd.current_dir(dir);
-        }
+            .kill_on_drop(false)
+            .current_dir(&cwd)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or(SAFE_PATH.into()))
+            .env("HOME", &cwd)
+            .env("LANG", "C.UTF-8");
         for (k, v) in &spec.env {
             cmd.env(k, v);
+        }
+        let res = spec.resources.clone();
+        if res.processes.is_some() && nix::unistd::geteuid().is_root() {
+            let uid = next_bot_uid();
+            cmd.uid(uid).gid(uid);
+        }
+        // SAFETY: the closure only calls setrlimit (async-signal-safe) and
+        // allocates nothing.
+        unsafe {
+            cmd.pre_exec(move || apply_rlimits(&res));
         }
         let mut child = cmd.spawn()?;
         let pid = child.id().map(|p| p as i32).unwrap_or(0);
@@ -443,7 +652,7 @@ impl Bot {
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr = child.stderr.take().expect("stderr is piped");
         let log_sink = Arc::new(Mutex::new(LogSink {
-            cap: limits.log_cap,
+            cap: spec.resources.stderr_bytes.unwrap_or(limits.log_cap),
             ..LogSink::default()
         }));
         let drain = spawn_drain(stderr, log_sink.clone());

@@ -165,6 +165,8 @@ fn run_tournament(args: &TournamentArgs, path: &Path) -> Result<(), Failure> {
                     command,
                     cwd: Some(b.cwd.clone()),
                     env: b.env.clone().into_iter().collect(),
+                    resources: b.limits.resources().expect("validated with the config"),
+                    sandbox: b.sandbox,
                 })
             })
             .collect(),

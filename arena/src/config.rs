@@ -12,7 +12,18 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::bot::{LimitSettings, Sandbox};
 use crate::games;
+
+/// Whether `program` is an executable file in a directory of `PATH`.
+fn on_path(program: &str) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path).any(|d| {
+        std::fs::metadata(d.join(program))
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    })
+}
 
 /// A user's mistake in a config: which file, which key, and why.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -89,6 +100,10 @@ struct RawBot {
     build: Option<Vec<String>>,
     #[serde(default)]
     env: BTreeMap<String, String>,
+    #[serde(default)]
+    limits: LimitSettings,
+    #[serde(default)]
+    sandbox: Sandbox,
 }
 
 /// Time per decision. At least one of `movetime_ms` and `time_ms` is set.
@@ -118,6 +133,10 @@ pub struct Bot {
     pub build: Option<Vec<String>>,
     /// Environment variables given to the bot.
     pub env: BTreeMap<String, String>,
+    /// `[bots.limits]`: operating-system limits (none by default).
+    pub limits: LimitSettings,
+    /// `sandbox = "bwrap"` or `"none"` (the default).
+    pub sandbox: Sandbox,
 }
 
 /// A validated tournament config.
@@ -165,6 +184,15 @@ pub struct NormalizedBot {
     pub command: Vec<String>,
     pub cwd: String,
     pub env: BTreeMap<String, String>,
+    /// Left out when unset, so configs without limits keep their fingerprint.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub limits: LimitSettings,
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub sandbox: Sandbox,
+}
+
+fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
 }
 
 impl Normalized {
@@ -327,6 +355,13 @@ impl Config {
                     format!("cannot resolve {}: {e}", cwd.display()),
                 )
             })?;
+            b.limits.resources().map_err(|e| err(&key("limits"), e))?;
+            if b.sandbox == Sandbox::Bwrap && !on_path("bwrap") {
+                return Err(err(
+                    &key("sandbox"),
+                    "bwrap is not installed (Debian package bubblewrap)".into(),
+                ));
+            }
             bots.push(Bot {
                 name: b.name.clone(),
                 command: b.command.clone(),
@@ -334,6 +369,8 @@ impl Config {
                 cwd,
                 build: b.build.clone(),
                 env: b.env.clone(),
+                limits: b.limits.clone(),
+                sandbox: b.sandbox,
             });
         }
 
@@ -549,6 +586,8 @@ impl Config {
                     command: b.command.clone(),
                     cwd: b.cwd_as_written.clone(),
                     env: b.env.clone(),
+                    limits: b.limits.clone(),
+                    sandbox: b.sandbox,
                 })
                 .collect(),
         }

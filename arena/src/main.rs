@@ -92,6 +92,12 @@ struct MatchArgs {
     /// Time a bot has to answer `arena 1` with `ready`, in ms.
     #[arg(long, value_name = "MS", default_value_t = 10_000)]
     startup_ms: u64,
+    /// Operating-system limits applied to both bots (none by default).
+    #[command(flatten)]
+    bot_limits: bot::LimitSettings,
+    /// Run both bots under bubblewrap: none or bwrap.
+    #[arg(long, value_name = "KIND", default_value = "none")]
+    sandbox: bot::Sandbox,
     /// Keep bots running across games (they get `newgame` again) instead
     /// of restarting them for every game.
     #[arg(long)]
@@ -140,8 +146,12 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
             args.bots.len()
         ));
     }
-    let a = BotSpec::parse(&args.bots[0])?;
-    let b = BotSpec::parse(&args.bots[1])?;
+    let mut a = BotSpec::parse(&args.bots[0])?;
+    let mut b = BotSpec::parse(&args.bots[1])?;
+    for spec in [&mut a, &mut b] {
+        spec.resources = args.bot_limits.resources()?;
+        spec.sandbox = args.sandbox;
+    }
     if a.name == b.name {
         return Err(format!(
             "both bots are named `{}`: give them different names",

@@ -209,14 +209,30 @@ pub struct CsvRow {
     pub detail: String,
 }
 
+/// A cell that no spreadsheet takes for a formula: text starting with `=`,
+/// `+`, `-`, `@`, a tab or a carriage return (OWASP's CSV injection list)
+/// gets a leading `'`. Text already starting with `'` gets one too, so that
+/// [`csv_text`] undoes it exactly (bot names read back from `games.csv`).
+pub fn csv_cell(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.chars().next() {
+        Some('=' | '+' | '-' | '@' | '\t' | '\r' | '\'') => format!("'{text}").into(),
+        _ => text.into(),
+    }
+}
+
+/// The text of a [`csv_cell`].
+pub fn csv_text(cell: &str) -> &str {
+    cell.strip_prefix('\'').unwrap_or(cell)
+}
+
 impl From<&GameRecord> for CsvRow {
     fn from(r: &GameRecord) -> Self {
         CsvRow {
             index: r.index,
             game: r.game.clone(),
             seed: r.seed,
-            seat0: r.seats[0].name.clone(),
-            seat1: r.seats[1].name.clone(),
+            seat0: csv_cell(&r.seats[0].name).into_owned(),
+            seat1: csv_cell(&r.seats[1].name).into_owned(),
             result: r.result,
             reason: r.reason,
             plies: r.moves.len(),
@@ -225,7 +241,7 @@ impl From<&GameRecord> for CsvRow {
             duration_ms: r.duration_ms,
             round: r.round,
             pair: r.pair,
-            detail: r.detail.clone().unwrap_or_default(),
+            detail: csv_cell(r.detail.as_deref().unwrap_or("")).into_owned(),
         }
     }
 }
@@ -233,6 +249,23 @@ impl From<&GameRecord> for CsvRow {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn csv_cells_defuse_formulas_and_round_trip() {
+        for (text, cell) in [
+            ("=cmd|' /C calc'!A0", "'=cmd|' /C calc'!A0"),
+            ("+1", "'+1"),
+            ("-x", "'-x"),
+            ("@SUM(A1)", "'@SUM(A1)"),
+            ("'quoted", "''quoted"),
+            ("alpha-beta", "alpha-beta"),
+            ("<script>", "<script>"),
+            ("", ""),
+        ] {
+            assert_eq!(csv_cell(text), cell);
+            assert_eq!(csv_text(&csv_cell(text)), text);
+        }
+    }
 
     #[test]
     fn results_and_reasons_round_trip_through_their_text() {

@@ -1117,6 +1117,8 @@ mod tests {
                     command: vec!["true".into()],
                     cwd: ".".into(),
                     env: Default::default(),
+                    limits: Default::default(),
+                    sandbox: Default::default(),
                 })
                 .collect(),
         }

@@ -34,6 +34,20 @@ misbehave (default 0: at the first decision). Modes:
     fork-hold    fork a child that keeps the pipes open and sleeps, then exit
     stubborn     ignore `quit` and SIGTERM when asked to stop
     stderr-spam  write 3 MB to stderr at every decision, then move
+    crash-start  exit with code 1 after reading `arena 1`, before `ready`
+    premove      send `move` in the same write as `ready` (deterministically
+                 before any `go`)
+    late         answer each `go` 300 ms after its movetime (just too late)
+    close-stdout close stdout after `ready` but keep running
+    long-line    write one 100 MB line (`info xxx...`)
+    stderr-flood write to stderr without end (gigabytes if allowed)
+    fork-bomb    fork children (each sleeps) until fork fails or 200 exist,
+                 then stop answering; bounded so it is safe even unlimited
+    memory-hog   allocate and touch memory until allocation fails (at most
+                 2 GB, then sleep), then stop answering
+    info-sleep   send one `info` line, then sleep for ever
+    setsid-escape fork a child that leaves the process group (setsid) and
+                 sleeps, then exit: only a PID namespace (bwrap) catches it
     unflushed    never flush stdout (answers reach the referee only at exit)
     banner       print a greeting on stdout before `ready` (stdout noise)
 """
@@ -53,6 +67,11 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--sleep-ms", type=int, default=0)
     ap.add_argument("--illegal-move", default="z9")
+    ap.add_argument("--probe-connect", type=int, default=0,
+                    help="at start, try a TCP connection to 127.0.0.1:PORT and log the result")
+    ap.add_argument("--probe-write", default="",
+                    help="at start, try to create the file PATH and log the result")
+    ap.add_argument("--marker", default="", help="ignored (found in the process table by tests)")
     args = ap.parse_args()
     mode = args.mode
 
@@ -69,6 +88,24 @@ def main():
     if mode == "stubborn":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
+    if args.probe_connect:
+        import socket
+        try:
+            socket.create_connection(("127.0.0.1", args.probe_connect), 2).close()
+            result = "ok"
+        except OSError as e:
+            result = "failed (%s)" % e
+        sys.stderr.write("testbot: probe connect %s\n" % result)
+    if args.probe_write:
+        try:
+            with open(args.probe_write, "w") as f:
+                f.write("escaped\n")
+            result = "ok"
+        except OSError as e:
+            result = "failed (%s)" % e
+        sys.stderr.write("testbot: probe write %s\n" % result)
+    sys.stderr.flush()
+
     rng = random.Random(args.seed)
     decisions = 0
     legal = []
@@ -83,9 +120,19 @@ def main():
         if cmd == "arena":
             if mode == "hang-start":
                 time.sleep(3600)
+            if mode == "crash-start":
+                sys.exit(1)
+            if mode == "premove":
+                out.write(b"ready testbot premove\nmove 0\n")
+                out.flush()
+                continue
             if mode == "banner":
                 send("Hello! testbot starting up")
             send("ready testbot " + mode)
+            if mode == "close-stdout":
+                out.close()
+                os.close(1)
+                time.sleep(3600)
         elif cmd == "newgame":
             log.write("testbot: " + line + "\n")
             log.flush()
@@ -149,6 +196,61 @@ def main():
                     time.sleep(3600)
                     os._exit(0)
                 os._exit(0)
+            elif mode == "late":
+                ms = 1000
+                for w in words[1:]:
+                    if w.startswith("movetime=") and w[9:].isdigit():
+                        ms = int(w[9:])
+                time.sleep((ms + 300) / 1000)
+                send("move " + legal[0])
+            elif mode == "long-line":
+                out.write(b"info ")
+                chunk = b"x" * (1 << 20)
+                for _ in range(100):
+                    out.write(chunk)
+                out.write(b"\n")
+                out.flush()
+                time.sleep(3600)
+            elif mode == "stderr-flood":
+                block = b"E" * 65535 + b"\n"
+                err = sys.stderr.buffer
+                while True:
+                    err.write(block)
+            elif mode == "fork-bomb":
+                children = 0
+                while children < 200:
+                    try:
+                        pid = os.fork()
+                    except OSError as e:
+                        log.write("testbot: fork failed after %d: %s\n" % (children, e))
+                        break
+                    if pid == 0:
+                        time.sleep(3600)
+                        os._exit(0)
+                    children += 1
+                log.write("testbot: %d children\n" % children)
+                log.flush()
+                time.sleep(3600)
+            elif mode == "memory-hog":
+                hoard = []
+                try:
+                    for _ in range(32):
+                        block = bytearray(64 << 20)
+                        block[::4096] = b"\x01" * len(range(0, len(block), 4096))
+                        hoard.append(block)
+                except MemoryError:
+                    log.write("testbot: out of memory after %d MB\n" % (64 * len(hoard)))
+                    log.flush()
+                time.sleep(3600)
+            elif mode == "setsid-escape":
+                if os.fork() == 0:
+                    os.setsid()
+                    time.sleep(3600)
+                    os._exit(0)
+                os._exit(0)
+            elif mode == "info-sleep":
+                send("info thinking")
+                time.sleep(3600)
             elif mode == "stderr-spam":
                 block = "e" * 1023 + "\n"
                 for _ in range(3 * 1024):

@@ -38,7 +38,10 @@ impl From<&CsvRow> for Played {
             index: r.index,
             round: r.round,
             pair: r.pair,
-            bots: [r.seat0.clone(), r.seat1.clone()],
+            bots: [
+                crate::record::csv_text(&r.seat0).to_string(),
+                crate::record::csv_text(&r.seat1).to_string(),
+            ],
             result: r.result,
         }
     }

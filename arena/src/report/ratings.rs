@@ -85,10 +85,7 @@ pub struct WriteError {
 /// injection advice says. Only bot names go through this: numbers are
 /// written by us.
 pub fn spreadsheet_safe(text: &str) -> Cow<'_, str> {
-    match text.chars().next() {
-        Some('=' | '+' | '-' | '@' | '\t' | '\r') => Cow::Owned(format!("'{text}")),
-        _ => Cow::Borrowed(text),
-    }
+    crate::record::csv_cell(text)
 }
 
 /// Resolves a games file: a directory means its `games.csv`, else its
