@@ -345,9 +345,10 @@ fn apply_rlimits(res: &ResourceLimits) -> io::Result<()> {
 
 /// bubblewrap's options for a bot working in `cwd`: every namespace
 /// unshared (no network: only a loopback of its own), `/` read-only, a
-/// fresh `/dev`, `/proc` and `/tmp`, `cwd` writable, and death with the
-/// referee. No `--new-session`: the bot stays in the process group the
-/// referee kills.
+/// fresh `/dev` and `/proc`, `cwd` writable (and the bot's `TMPDIR`), and
+/// death with the referee. No `--new-session`: the bot stays in the process
+/// group the referee kills. `/tmp` stays the host's, read-only: a fresh
+/// tmpfs there would hide bots and checkouts that live under `/tmp`.
 pub fn bwrap_args(cwd: &Path) -> Vec<std::ffi::OsString> {
     let mut a: Vec<std::ffi::OsString> = [
         "--unshare-all",
@@ -359,8 +360,6 @@ pub fn bwrap_args(cwd: &Path) -> Vec<std::ffi::OsString> {
         "/dev",
         "--proc",
         "/proc",
-        "--tmpfs",
-        "/tmp",
     ]
     .iter()
     .map(Into::into)
@@ -632,6 +631,10 @@ impl Bot {
             .env("PATH", std::env::var_os("PATH").unwrap_or(SAFE_PATH.into()))
             .env("HOME", &cwd)
             .env("LANG", "C.UTF-8");
+        if matches!(spec.sandbox, Sandbox::Bwrap) {
+            // The only writable place inside the sandbox.
+            cmd.env("TMPDIR", &cwd);
+        }
         for (k, v) in &spec.env {
             cmd.env(k, v);
         }

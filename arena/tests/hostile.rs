@@ -357,7 +357,7 @@ async fn a_sandboxed_bot_has_no_network_and_a_read_only_filesystem_but_plays() {
     let port = listener.local_addr().unwrap().port();
     let work = out_dir("sandbox-cwd");
     std::fs::create_dir_all(&work).unwrap();
-    // Not under /tmp: the sandbox has a private /tmp.
+    // Outside its directory (the sandbox leaves only that writable).
     let outside = Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("arena-sandbox-outside-{}.txt", std::process::id()));
     let _ = std::fs::remove_file(&outside);
