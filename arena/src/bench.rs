@@ -161,6 +161,9 @@ pub struct RefereeFigures {
     /// µs per move seen by each game, two games at once, multi-thread runtime
     /// with 2 workers (`arena tournament`).
     pub us_per_move_c2: f64,
+    /// µs per move seen by each game, two games at once on the current-thread
+    /// runtime (one referee thread for both).
+    pub us_per_move_c2_single: f64,
     /// Moves per second over both games at once.
     pub moves_per_sec_c2: f64,
     /// `us_per_move_c1 / pipe.rt_us` (target: at most 2).
@@ -636,7 +639,7 @@ pub fn referee(opts: &BenchOptions, pipe: &PipeFloor) -> Result<RefereeFigures, 
     let rounds = if opts.quick { 1 } else { 3 };
     let single = runtime(None);
     let multi = runtime(Some(2));
-    let (mut c1, mut c1m, mut c2) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut c1, mut c1m, mut c2, mut c2s) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let toy_run = |rt: &tokio::runtime::Runtime, concurrency| {
         rt.block_on(per_move(&opts.arena, toy.clone(), concurrency, games))
             .map(|r| r.0)
@@ -645,8 +648,9 @@ pub fn referee(opts: &BenchOptions, pipe: &PipeFloor) -> Result<RefereeFigures, 
         c1.push(toy_run(&single, 1)?);
         c1m.push(toy_run(&multi, 1)?);
         c2.push(toy_run(&multi, 2)?);
+        c2s.push(toy_run(&single, 2)?);
     }
-    let (c1, c1m, c2) = (median(c1), median(c1m), median(c2));
+    let (c1, c1m, c2, c2s) = (median(c1), median(c1m), median(c2), median(c2s));
     let mut real = Vec::new();
     for name in ["dakon", "latrunculi"] {
         let game: Arc<dyn AnyGame> =
@@ -662,6 +666,7 @@ pub fn referee(opts: &BenchOptions, pipe: &PipeFloor) -> Result<RefereeFigures, 
         us_per_move_c1: c1,
         us_per_move_c1_multi: c1m,
         us_per_move_c2: c2,
+        us_per_move_c2_single: c2s,
         moves_per_sec_c2: 2.0 * 1e6 / c2,
         ratio_c1: c1 / pipe.rt_us,
         ratio_c2: c2 / pipe.rt_us,
@@ -999,6 +1004,13 @@ impl fmt::Display for BenchReport {
             f,
             "  2 games at once    {:>8.2} us/move each = {:.2}x the floor ({:.0} moves/s in all)",
             r.us_per_move_c2, r.ratio_c2, r.moves_per_sec_c2
+        )?;
+        writeln!(
+            f,
+            "  2 games, 1 thread  {:>8.2} us/move each = {:.2}x the floor ({:.0} moves/s in all; current-thread runtime)",
+            r.us_per_move_c2_single,
+            r.us_per_move_c2_single / self.pipe.rt_us,
+            2e6 / r.us_per_move_c2_single
         )?;
         writeln!(
             f,
