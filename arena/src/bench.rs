@@ -185,6 +185,14 @@ pub struct TournamentFigures {
     pub games_per_sec_cn: f64,
     /// `games_per_sec_cn / games_per_sec_c1` (target on 2 cores: 1.8).
     pub scaling: f64,
+    /// CPU time (referee and bots, user + system) per game: the same at
+    /// both concurrencies when nothing is serialised.
+    pub cpu_ms_per_game_c1: f64,
+    pub cpu_ms_per_game_cn: f64,
+    /// CPU seconds per wall second: how many cores the run got. Scaling can
+    /// only reach `cores_busy_cn / cores_busy_c1` on a shared machine.
+    pub cores_busy_c1: f64,
+    pub cores_busy_cn: f64,
     /// Rise of the referee's peak resident memory (VmHWM after the run, its
     /// VmRSS before, the peak reset in between) divided by the concurrency.
     pub peak_kib_per_game_c1: f64,
@@ -695,13 +703,29 @@ fn reset_peak() -> bool {
     std::fs::write("/proc/self/clear_refs", "5").is_ok()
 }
 
-/// One tournament run: (seconds, peak memory rise in KiB, plies in all).
+/// CPU seconds (user + system) of this process and of its reaped children.
+pub fn process_cpu_seconds() -> f64 {
+    use nix::sys::resource::{getrusage, UsageWho};
+    [UsageWho::RUSAGE_SELF, UsageWho::RUSAGE_CHILDREN]
+        .into_iter()
+        .map(|who| {
+            getrusage(who).map_or(0.0, |u| {
+                let t =
+                    |tv: nix::sys::time::TimeVal| tv.tv_sec() as f64 + tv.tv_usec() as f64 * 1e-6;
+                t(u.user_time()) + t(u.system_time())
+            })
+        })
+        .sum()
+}
+
+/// One tournament run: (seconds, peak memory rise in KiB, plies in all, CPU
+/// seconds of referee and bots).
 fn tournament_once(
     config: &Normalized,
     player: RefereePlayer,
     out: &Path,
     concurrency: usize,
-) -> Result<(f64, f64, u64), String> {
+) -> Result<(f64, f64, u64, f64), String> {
     let rt = runtime(Some(concurrency.max(2)));
     let player = Arc::new(player);
     let opts = RunOptions {
@@ -714,6 +738,7 @@ fn tournament_once(
     };
     reset_peak();
     let before = status_kib("VmRSS:").unwrap_or(0.0);
+    let cpu0 = process_cpu_seconds();
     let start = Instant::now();
     let summary = rt
         .block_on(tournament::run(config, player, &opts))
@@ -721,6 +746,7 @@ fn tournament_once(
     let secs = start.elapsed().as_secs_f64();
     let peak = status_kib("VmHWM:").unwrap_or(0.0);
     drop(rt);
+    let cpu = process_cpu_seconds() - cpu0;
     let records = tournament::read_records(&out.join(tournament::GAMES_JSONL))
         .map_err(|e| format!("bench tournament: {e}"))?;
     if records.len() != summary.games {
@@ -737,7 +763,7 @@ fn tournament_once(
         ));
     }
     let plies = records.iter().map(|r| r.moves.len() as u64).sum();
-    Ok((secs, (peak - before).max(0.0), plies))
+    Ok((secs, (peak - before).max(0.0), plies, cpu))
 }
 
 /// A round robin of 5 instant bots (`arena bot-first`, fresh processes for
@@ -797,14 +823,16 @@ pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, String
     let n = cores().max(2);
     let base_rss_kib = status_kib("VmRSS:").unwrap_or(0.0);
     let mut secs = [0.0f64; 2];
+    let mut cpu = [0.0f64; 2];
     let mut peak = [0.0f64; 2];
     let mut plies = 0;
     let result = (|| {
         for (i, concurrency) in [1, n, n, 1].into_iter().enumerate() {
             let out = dir.join(format!("run{i}"));
-            let (s, kib, p) = tournament_once(&config, player(out.clone()), &out, concurrency)?;
+            let (s, kib, p, c) = tournament_once(&config, player(out.clone()), &out, concurrency)?;
             let k = usize::from(concurrency != 1);
             secs[k] += s;
+            cpu[k] += c;
             peak[k] = peak[k].max(kib / concurrency as f64);
             plies = p;
         }
@@ -821,6 +849,10 @@ pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, String
         games_per_sec_c1: rate[0],
         games_per_sec_cn: rate[1],
         scaling: rate[1] / rate[0],
+        cpu_ms_per_game_c1: cpu[0] * 1e3 / (2.0 * f64::from(total)),
+        cpu_ms_per_game_cn: cpu[1] * 1e3 / (2.0 * f64::from(total)),
+        cores_busy_c1: cpu[0] / secs[0],
+        cores_busy_cn: cpu[1] / secs[1],
         peak_kib_per_game_c1: peak[0],
         peak_kib_per_game_cn: peak[1],
         base_rss_kib,
@@ -1036,6 +1068,15 @@ impl fmt::Display for BenchReport {
             t.games_per_sec_cn,
             t.scaling,
             met(t.scaling >= TARGET_SCALING)
+        )?;
+        writeln!(
+            f,
+            "  CPU (referee + bots) per game: {:.2} ms at concurrency 1, {:.2} ms at {}; cores busy: {:.2} and {:.2}",
+            t.cpu_ms_per_game_c1,
+            t.cpu_ms_per_game_cn,
+            t.concurrency,
+            t.cores_busy_c1,
+            t.cores_busy_cn
         )?;
         writeln!(
             f,
