@@ -306,15 +306,14 @@ pub fn echo_child() {
             Ok(0) | Err(_) => return,
             Ok(_) => {}
         }
+        // `go` answers in the guard; only a failed write leaves the loop.
         match line.trim_end_matches('\n') {
-            "go" => {
-                if out
-                    .write_all(b"move 3\n")
-                    .and_then(|_| out.flush())
-                    .is_err()
-                {
-                    return;
-                }
+            "go" if out
+                .write_all(b"move 3\n")
+                .and_then(|_| out.flush())
+                .is_err() =>
+            {
+                return
             }
             "quit" => return,
             _ => {}
