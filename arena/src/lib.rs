@@ -4,6 +4,7 @@
 //! Data flows one way: config -> schedule -> matches (referee + bots) ->
 //! game records -> ratings -> reports.
 
+pub mod bench;
 pub mod bot;
 pub mod checkbot;
 pub mod cli_tournament;

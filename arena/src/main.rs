@@ -51,6 +51,30 @@ enum Command {
     /// benchmarks and tests; speaks the protocol on stdin/stdout).
     #[command(hide = true)]
     BotFirst,
+    /// Measures engines, referee, tournaments and process starts on this
+    /// machine, beside the pipe round trip and the targets.
+    Bench(BenchArgs),
+    /// The echo child of `arena bench`'s pipe floor: answers `go` with
+    /// `move 3` (as pingpong.c's child).
+    #[command(hide = true)]
+    BenchEcho,
+}
+
+#[derive(Args)]
+struct BenchArgs {
+    /// Print one JSON object with every figure instead of the table.
+    #[arg(long)]
+    json: bool,
+    /// Small samples (seconds instead of about a minute; noisier figures).
+    #[arg(long)]
+    quick: bool,
+    /// Games of the tournament round robin [default: 1000, 40 with --quick].
+    #[arg(long)]
+    games: Option<u32>,
+    /// shared/bench/pingpong.c: compile it with gcc and show its round trip
+    /// and session figures beside arena's own.
+    #[arg(long, value_name = "PATH")]
+    pingpong: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -120,6 +144,11 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Some(Command::BotFirst) => bot_first(),
+        Some(Command::BenchEcho) => {
+            arena::bench::echo_child();
+            ExitCode::SUCCESS
+        }
+        Some(Command::Bench(args)) => bench(args),
         Some(Command::Tournament(args)) => arena::cli_tournament::tournament(args),
         Some(Command::Merge(args)) => arena::cli_tournament::merge(args),
         Some(Command::Slurm(args)) => arena::slurm::slurm(args),
@@ -298,6 +327,39 @@ fn print_summary(config: &MatchConfig, names: &[String; 2], tally: &[Tally; 2]) 
         config.out.join("games.jsonl").display(),
         config.out.join("games.csv").display()
     );
+}
+
+/// `arena bench`: runs every section, prints the table or the JSON.
+fn bench(args: BenchArgs) -> ExitCode {
+    let exe = match std::env::current_exe() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("arena bench: cannot find the arena executable: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut opts = arena::bench::BenchOptions::new(exe, args.quick);
+    if let Some(g) = args.games {
+        opts.tournament_games = g;
+    }
+    opts.pingpong = args.pingpong;
+    match arena::bench::run(&opts, |section| eprintln!("arena bench: {section}")) {
+        Ok(report) => {
+            if args.json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&report).expect("figures serialize")
+                );
+            } else {
+                print!("{report}");
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("arena bench: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 /// The built-in instant bot: answers `go` with the first move of the last
