@@ -804,6 +804,8 @@ pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, String
                 command: command.clone(),
                 cwd: ".".into(),
                 env: Default::default(),
+                limits: Default::default(),
+                sandbox: Default::default(),
             })
             .collect(),
     };
