@@ -1,22 +1,11 @@
 //! `arena play --human --bot`: a person (input piped into stdin) against a
 //! bot process, which hears the game through the protocol.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod common;
 
 use arena::games::new_game;
-
-fn arena(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_arena"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
-    child.wait_with_output().unwrap()
-}
+use common::arena;
+use std::process::{Command, Stdio};
 
 #[test]
 fn a_person_plays_a_bot_to_the_end_in_either_seat() {

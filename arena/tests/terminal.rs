@@ -4,24 +4,11 @@
 
 mod common;
 
-use std::io::Write;
+use common::arena;
+
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
 
 use arena::games::{new_game, PlayError};
-
-fn arena(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_arena"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // A game that ends early leaves some input unread: ignore a broken pipe.
-    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
-    child.wait_with_output().unwrap()
-}
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()

@@ -247,3 +247,19 @@ pub fn tournament_or_fixture(max_plies: usize) -> Vec<GameRecord> {
     );
     fixture_records()
 }
+
+/// Runs the `arena` binary with `stdin` piped in and waits for it.
+pub fn arena(args: &[&str], stdin: &str) -> std::process::Output {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // A game that ends early leaves some input unread: ignore a broken pipe.
+    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+    child.wait_with_output().unwrap()
+}
