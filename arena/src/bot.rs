@@ -72,6 +72,21 @@ pub struct ResourceLimits {
     pub stderr_bytes: Option<u64>,
 }
 
+impl ResourceLimits {
+    /// Whether any limit must be set in the child with `setrlimit`.
+    fn any_rlimit(&self) -> bool {
+        [
+            self.memory_bytes,
+            self.cpu_seconds,
+            self.processes,
+            self.open_files,
+            self.file_size_bytes,
+        ]
+        .iter()
+        .any(Option::is_some)
+    }
+}
+
 /// [`ResourceLimits`] in the units people write: the `[bots.limits]` keys
 /// of a tournament config and the `arena match` options of the same names.
 /// Zero is refused (it would make the bot unusable; leave a key out for no
@@ -323,6 +338,27 @@ impl Default for Limits {
 /// `PATH` for bots when the referee has none.
 const SAFE_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 
+/// `program` as a path std can hand to `posix_spawn`: a bare name is looked
+/// up in `path` (the `PATH` the bot gets, which is the referee's), because
+/// std falls back to `fork` for a bare name when the child's `PATH` is set,
+/// and `fork` of a busy multi-threaded referee (page tables copied, then
+/// copy-on-write faults) cost a tenth of a fast tournament's CPU time. Names
+/// not found are left as they are, for `spawn` to report.
+fn resolve(program: &std::ffi::OsStr, path: &std::ffi::OsStr) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    if program.as_encoded_bytes().contains(&b'/') {
+        return PathBuf::from(program);
+    }
+    std::env::split_paths(path)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join(program))
+        .find(|p| {
+            p.metadata()
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+        .unwrap_or_else(|| PathBuf::from(program))
+}
+
 /// Sets the resource limits in the child (between `fork` and `exec`).
 fn apply_rlimits(res: &ResourceLimits) -> io::Result<()> {
     use nix::sys::resource::{setrlimit, Resource};
@@ -517,9 +553,12 @@ fn memchr(needle: u8, haystack: &[u8]) -> Option<usize> {
 // Stderr log.
 
 /// Where a bot's stderr goes: a file, capped; bytes beyond the cap (or with
-/// no file) are read and dropped so the bot never blocks on stderr.
+/// no file) are read and dropped so the bot never blocks on stderr. The file
+/// is created at the first byte: most bots write nothing, and creating two
+/// empty files per game was a fifth of a fast tournament's CPU time.
 #[derive(Debug, Default)]
 struct LogSink {
+    path: Option<PathBuf>,
     file: Option<std::fs::File>,
     written: u64,
     cap: u64,
@@ -528,9 +567,20 @@ struct LogSink {
 
 impl LogSink {
     fn write(&mut self, data: &[u8]) {
-        let Some(file) = self.file.as_mut() else {
-            return;
-        };
+        if self.file.is_none() {
+            let Some(path) = &self.path else { return };
+            if let Some(dir) = path.parent() {
+                let _ = std::fs::create_dir_all(dir);
+            }
+            match std::fs::File::create(path) {
+                Ok(f) => self.file = Some(f),
+                Err(_) => {
+                    self.path = None;
+                    return;
+                }
+            }
+        }
+        let file = self.file.as_mut().expect("created above");
         let room = self.cap.saturating_sub(self.written);
         let take = (data.len() as u64).min(room) as usize;
         if take > 0 && file.write_all(&data[..take]).is_ok() {
@@ -609,15 +659,20 @@ impl Bot {
             Some(dir) => dir.clone(),
             None => std::env::current_dir()?,
         };
+        let path = std::env::var_os("PATH").unwrap_or(SAFE_PATH.into());
         let mut cmd = match spec.sandbox {
             Sandbox::None => {
-                let mut cmd = Command::new(program);
-                cmd.args(args);
+                let mut cmd = Command::new(resolve(program.as_ref(), &path));
+                cmd.arg0(program).args(args);
                 cmd
             }
             Sandbox::Bwrap => {
-                let mut cmd = Command::new("bwrap");
-                cmd.args(bwrap_args(&cwd)).arg("--").arg(program).args(args);
+                let mut cmd = Command::new(resolve("bwrap".as_ref(), &path));
+                cmd.arg0("bwrap")
+                    .args(bwrap_args(&cwd))
+                    .arg("--")
+                    .arg(program)
+                    .args(args);
                 cmd
             }
         };
@@ -628,7 +683,7 @@ impl Bot {
             .kill_on_drop(false)
             .current_dir(&cwd)
             .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or(SAFE_PATH.into()))
+            .env("PATH", &path)
             .env("HOME", &cwd)
             .env("LANG", "C.UTF-8");
         if matches!(spec.sandbox, Sandbox::Bwrap) {
@@ -643,10 +698,12 @@ impl Bot {
             let uid = next_bot_uid();
             cmd.uid(uid).gid(uid);
         }
-        // SAFETY: the closure only calls setrlimit (async-signal-safe) and
-        // allocates nothing.
-        unsafe {
-            cmd.pre_exec(move || apply_rlimits(&res));
+        if res.any_rlimit() {
+            // SAFETY: the closure only calls setrlimit (async-signal-safe)
+            // and allocates nothing.
+            unsafe {
+                cmd.pre_exec(move || apply_rlimits(&res));
+            }
         }
         let mut child = cmd.spawn()?;
         let pid = child.id().map(|p| p as i32).unwrap_or(0);
@@ -731,19 +788,21 @@ impl Bot {
         }
     }
 
-    /// Directs the bot's stderr to a new log file (created or truncated), or
-    /// nowhere. Used per game; kept bots switch files between games.
+    /// Directs the bot's stderr to a new log file (created, or truncated, when
+    /// the first byte comes), or nowhere. Used per game; kept bots switch
+    /// files between games.
     pub fn set_log(&mut self, path: Option<&Path>) {
+        if let Some(p) = path {
+            // A log left by an interrupted earlier attempt at this game must
+            // not pass for this one's.
+            let _ = std::fs::remove_file(p);
+        }
         let mut sink = self.log.lock().unwrap_or_else(|e| e.into_inner());
-        sink.file = path.and_then(|p| {
-            if let Some(dir) = p.parent() {
-                let _ = std::fs::create_dir_all(dir);
-            }
-            std::fs::File::create(p).ok()
-        });
+        sink.path = path.map(Path::to_path_buf);
+        sink.file = None;
         sink.written = 0;
         sink.noted = false;
-        self.log_path = sink.file.as_ref().and(path.map(Path::to_path_buf));
+        self.log_path = sink.path.clone();
     }
 
     /// The current stderr log file, if any.

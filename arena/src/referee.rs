@@ -492,6 +492,13 @@ pub async fn run_game(
             }
         }
     );
+    // A bot that wrote nothing to stderr has no log file (it is made at the
+    // first byte); the record names only files that exist.
+    for seat in &mut record.seats {
+        if seat.log.as_ref().is_some_and(|p| !Path::new(p).exists()) {
+            seat.log = None;
+        }
+    }
     record.duration_ms = ms(started.elapsed());
     record
 }
