@@ -732,7 +732,7 @@ fn tournament_once(
     out: &Path,
     concurrency: usize,
 ) -> Result<(f64, f64, u64, f64), String> {
-    let rt = runtime(Some(concurrency.max(2)));
+    let rt = runtime(None);
     let player = Arc::new(player);
     let opts = RunOptions {
         out: out.to_path_buf(),

@@ -194,7 +194,9 @@ fn run_tournament(args: &TournamentArgs, path: &Path) -> Result<(), Failure> {
         },
     };
     let normalized = config.normalized();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+    // Games run on threads of their own (`tournament::Lanes`); this thread
+    // only schedules them and collects the records.
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("the tokio runtime starts");

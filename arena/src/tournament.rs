@@ -393,24 +393,31 @@ enum DriveStop {
     Interrupted,
 }
 
-/// Plays `jobs` in schedule order, at most `concurrency` at a time, sending
-/// each finished record to the writer. Stops at the first error or on Ctrl-C
-/// (running games are dropped: their bots are killed by the player).
+/// Plays `jobs` in schedule order, at most `concurrency` at a time, each on
+/// a [`Lanes`] thread, sending each finished record to the writer. Stops at
+/// the first error or on Ctrl-C (running games are dropped: their bots are
+/// killed by the player).
 async fn drive<P: Player>(
     jobs: Vec<GameJob>,
     player: Arc<P>,
     concurrency: usize,
     tx: tokio::sync::mpsc::UnboundedSender<GameRecord>,
 ) -> Result<(), DriveStop> {
+    let lanes = Lanes::start(concurrency.min(jobs.len()).max(1)).map_err(|e| {
+        DriveStop::Error(TournamentError::Refused(format!(
+            "cannot start the game threads: {e}"
+        )))
+    })?;
+    let mut free: Vec<usize> = (0..lanes.len()).rev().collect();
     let mut set = tokio::task::JoinSet::new();
     let mut jobs = jobs.into_iter();
     let stop = stop_signal();
     tokio::pin!(stop);
-    let handle = |res: Result<(GameJob, Result<GameRecord, String>), tokio::task::JoinError>|
-     -> Result<(), DriveStop> {
+    type Played = (usize, GameJob, Result<GameRecord, String>);
+    let handle = |res: Result<Played, tokio::task::JoinError>| -> Result<(), DriveStop> {
         let (job, rec) = match res {
-            Ok((job, Ok(rec))) => (job, rec),
-            Ok((job, Err(message))) => {
+            Ok((_, job, Ok(rec))) => (job, rec),
+            Ok((_, job, Err(message))) => {
                 return Err(DriveStop::Error(TournamentError::Player {
                     index: job.index,
                     message,
@@ -422,7 +429,8 @@ async fn drive<P: Player>(
                 ))))
             }
         };
-        if (rec.index, rec.round, rec.pair, rec.seed) != (job.index, job.round, job.pair, job.seed) {
+        if (rec.index, rec.round, rec.pair, rec.seed) != (job.index, job.round, job.pair, job.seed)
+        {
             return Err(DriveStop::Error(TournamentError::Player {
                 index: job.index,
                 message: format!(
@@ -431,18 +439,23 @@ async fn drive<P: Player>(
                 ),
             }));
         }
-        tx.send(rec)
-            .map_err(|_| DriveStop::Error(TournamentError::Refused("the journal writer stopped".into())))
+        tx.send(rec).map_err(|_| {
+            DriveStop::Error(TournamentError::Refused(
+                "the journal writer stopped".into(),
+            ))
+        })
     };
     loop {
-        // Fill free slots in schedule order.
-        while set.len() < concurrency {
+        // Fill free lanes in schedule order.
+        while let Some(&lane) = free.last() {
             let Some(job) = jobs.next() else { break };
+            free.pop();
             let player = player.clone();
-            set.spawn(async move {
+            let play = async move {
                 let rec = player.play(job.clone()).await;
-                (job, rec)
-            });
+                (lane, job, rec)
+            };
+            set.spawn_on(play, lanes.handle(lane));
         }
         if set.is_empty() {
             return Ok(());
@@ -450,6 +463,9 @@ async fn drive<P: Player>(
         tokio::select! {
             res = set.join_next() => {
                 let res = res.expect("set is not empty");
+                if let Ok((lane, _, _)) = &res {
+                    free.push(*lane);
+                }
                 if let Err(e) = handle(res) {
                     set.abort_all();
                     while set.join_next().await.is_some() {}
@@ -460,7 +476,7 @@ async fn drive<P: Player>(
                 set.abort_all();
                 while let Some(res) = set.join_next().await {
                     // Games that finished while stopping are kept.
-                    if let Ok((_, Ok(_))) = &res {
+                    if let Ok((_, _, Ok(_))) = &res {
                         let _ = handle(res);
                     }
                 }
@@ -471,6 +487,59 @@ async fn drive<P: Player>(
 }
 
 /// Resolves on SIGINT (Ctrl-C) or SIGTERM (a cluster scheduler stopping the job).
+/// One thread per concurrent game, each with its own single-threaded tokio
+/// runtime: a game's referee, its bots' pipes and its timers stay on one
+/// thread. On a work-stealing runtime every pipe wake-up could hop between
+/// workers, and at concurrency 1 the idle worker was woken for nothing: that
+/// cost more CPU per game than the referee's own work.
+struct Lanes {
+    lanes: Vec<(tokio::runtime::Handle, tokio::sync::oneshot::Sender<()>)>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Lanes {
+    fn start(n: usize) -> io::Result<Lanes> {
+        let mut lanes = Lanes {
+            lanes: Vec::with_capacity(n),
+            threads: Vec::with_capacity(n),
+        };
+        for i in 0..n {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?;
+            let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+            let handle = rt.handle().clone();
+            let thread = std::thread::Builder::new()
+                .name(format!("arena-game-{i}"))
+                .spawn(move || {
+                    // Tasks spawned on `handle` run while this blocks; what
+                    // is left when the lanes are dropped is dropped with `rt`.
+                    let _ = rt.block_on(stopped);
+                })?;
+            lanes.lanes.push((handle, stop));
+            lanes.threads.push(thread);
+        }
+        Ok(lanes)
+    }
+
+    fn len(&self) -> usize {
+        self.lanes.len()
+    }
+
+    fn handle(&self, lane: usize) -> &tokio::runtime::Handle {
+        &self.lanes[lane].0
+    }
+}
+
+impl Drop for Lanes {
+    fn drop(&mut self) {
+        self.lanes.clear(); // drops the senders: each block_on returns
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
 async fn stop_signal() {
     use tokio::signal::unix::{signal, SignalKind};
     match (
