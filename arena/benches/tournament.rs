@@ -1,13 +1,14 @@
-//! Tournament throughput: games per second of a 1,000-game round robin
-//! between instant bots (arena's built-in first-legal bot, fresh processes
-//! for every game, full journaling with fsync) at concurrency 1 and at the
-//! number of cores, the ratio, and the referee's peak memory per concurrent
-//! game. A thin wrapper over the tournament section of `arena bench`:
+//! Tournament throughput: games per second of a round robin between
+//! instant bots (arena's built-in first-legal bot, fresh processes for every
+//! game, full journaling with fsync), 1,000 games at concurrency 1 and 1,000
+//! at the number of cores in 5 rounds, the speed-up, and the referee's peak
+//! memory per concurrent game. A thin wrapper over the tournament section of
+//! `arena bench`:
 //!
 //!     cargo bench -p arena --bench tournament
 //!
-//! `ARENA_BENCH_GAMES=200` runs a smaller round robin (rounded to whole
-//! pairs of the 5-bot schedule).
+//! `ARENA_BENCH_GAMES=200` runs smaller round robins (200 games at each
+//! concurrency, rounded to whole pairs of the 5-bot schedule).
 
 use std::path::PathBuf;
 

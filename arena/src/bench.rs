@@ -28,6 +28,7 @@ use serde::Serialize;
 use crate::bot::{BotSpec, Limits};
 use crate::config::{FormatKind, Normalized, NormalizedBot};
 use crate::games::{self, AnyGame, Game, Outcome, ParamError, Params, ParseError, Seat};
+use crate::lanes::Lanes;
 use crate::referee::{run_game, GameSetup, Player, TimeControl};
 use crate::tournament::{self, ProgressMode, RefereePlayer, RunOptions};
 
@@ -48,8 +49,8 @@ pub struct BenchOptions {
     pub arena: PathBuf,
     /// Smaller samples (for tests and a first look).
     pub quick: bool,
-    /// Games of the tournament round robin (rounded to whole pairs over the
-    /// 10 pairings of 5 bots).
+    /// Games of the tournament round robin at each concurrency, split over
+    /// the rounds (rounded to whole pairs over the 10 pairings of 5 bots).
     pub tournament_games: u32,
     /// `shared/bench/pingpong.c`: compiled with gcc and run beside the Rust floor.
     pub pingpong: Option<PathBuf>,
@@ -154,13 +155,15 @@ pub struct PipeFloor {
 pub struct RefereeFigures {
     /// Plies per game of the toy game (7 legal moves, a Dakon-sized state).
     pub plies_per_game: u32,
-    /// µs per move, one game at a time, current-thread runtime (`arena match`).
+    /// µs per move, one game at a time, current-thread runtime (`arena match`,
+    /// and each game of `arena tournament`).
     pub us_per_move_c1: f64,
-    /// The same on the multi-thread runtime with 2 workers (`arena tournament`).
-    pub us_per_move_c1_multi: f64,
-    /// µs per move seen by each game, two games at once, multi-thread runtime
-    /// with 2 workers (`arena tournament`).
+    /// µs per move seen by each game, two games at once, each on a thread of
+    /// its own ([`Lanes`], as `arena tournament --concurrency 2`).
     pub us_per_move_c2: f64,
+    /// The same on one work-stealing runtime with 2 workers (what `arena
+    /// tournament` did before lanes), for comparison.
+    pub us_per_move_c2_work_stealing: f64,
     /// µs per move seen by each game, two games at once on the current-thread
     /// runtime (one referee thread for both).
     pub us_per_move_c2_single: f64,
@@ -184,8 +187,16 @@ pub struct TournamentFigures {
     pub concurrency: usize,
     pub games_per_sec_c1: f64,
     pub games_per_sec_cn: f64,
-    /// `games_per_sec_cn / games_per_sec_c1` (target on 2 cores: 1.8).
+    /// Rounds: each runs the round robin at concurrency 1 and at the number
+    /// of cores, back to back (the order alternates from round to round).
+    pub rounds: u32,
+    /// Median over the rounds of each round's `games/s at N / games/s at 1`
+    /// (target on 2 cores: 1.8): each ratio is taken over two runs a second
+    /// apart, so a load that drifts over the minute weighs on it little.
     pub scaling: f64,
+    /// The smallest and largest of the rounds' ratios.
+    pub scaling_min: f64,
+    pub scaling_max: f64,
     /// CPU time (referee and bots, user + system) per game: the same at
     /// both concurrencies when nothing is serialised.
     pub cpu_ms_per_game_c1: f64,
@@ -574,13 +585,15 @@ pub fn runtime(workers: Option<usize>) -> tokio::runtime::Runtime {
 }
 
 /// Plays `games` games of `game` on each of `concurrency` tables at once
-/// (bots kept across games, started before the clock runs). Returns (µs per
-/// move as seen by each table, moves in all).
+/// (bots kept across games, started before the clock runs), table `t` on
+/// lane `t` when `lanes` are given (as `arena tournament` does), else on the
+/// calling runtime. Returns (µs per move as seen by each table, moves in all).
 pub async fn per_move(
     arena: &Path,
     game: Arc<dyn AnyGame>,
     concurrency: usize,
     games: u64,
+    lanes: Option<&Lanes>,
 ) -> Result<(f64, u64), String> {
     let limits = Limits::default();
     let mut tables: Vec<[Player; 2]> = (0..concurrency)
@@ -603,7 +616,7 @@ pub async fn per_move(
     for (t, mut table) in tables.drain(..).enumerate() {
         let limits = limits.clone();
         let game = game.clone();
-        set.spawn(async move {
+        let table = async move {
             let mut n = 0;
             let mut err = None;
             for g in 0..games {
@@ -620,7 +633,11 @@ pub async fn per_move(
                 p.release().await;
             }
             (n, err)
-        });
+        };
+        match lanes {
+            Some(lanes) => set.spawn_on(table, lanes.handle(t)),
+            None => set.spawn(table),
+        };
     }
     let mut moves = 0;
     while let Some(res) = set.join_next().await {
@@ -647,39 +664,46 @@ pub fn referee(opts: &BenchOptions, pipe: &PipeFloor) -> Result<RefereeFigures, 
     let rounds = if opts.quick { 1 } else { 5 };
     let single = runtime(None);
     let multi = runtime(Some(2));
-    let (mut c1, mut c1m, mut c2, mut c2s) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let toy_run = |rt: &tokio::runtime::Runtime, concurrency| {
-        rt.block_on(per_move(&opts.arena, toy.clone(), concurrency, games))
-            .map(|r| r.0)
+    let lanes = Lanes::start(2).map_err(|e| format!("bench: cannot start threads: {e}"))?;
+    let (mut c1, mut c2, mut c2m, mut c2s) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let toy_run = |rt: &tokio::runtime::Runtime, concurrency, lanes| {
+        rt.block_on(per_move(
+            &opts.arena,
+            toy.clone(),
+            concurrency,
+            games,
+            lanes,
+        ))
+        .map(|r| r.0)
     };
     // The floor again just before each round: the ratio of each round to
     // its own floor, median over rounds, weathers a load that drifts.
     let mut ratios = Vec::new();
     for _ in 0..rounds {
         let floor = round_trips(&opts.arena, opts.rt_count() / 10)?.0;
-        let us = toy_run(&single, 1)?;
+        let us = toy_run(&single, 1, None)?;
         ratios.push(us / floor);
         c1.push(us);
-        c1m.push(toy_run(&multi, 1)?);
-        c2.push(toy_run(&multi, 2)?);
-        c2s.push(toy_run(&single, 2)?);
+        c2.push(toy_run(&single, 2, Some(&lanes))?);
+        c2m.push(toy_run(&multi, 2, None)?);
+        c2s.push(toy_run(&single, 2, None)?);
     }
-    let (c1, c1m, c2, c2s) = (median(c1), median(c1m), median(c2), median(c2s));
+    let (c1, c2, c2m, c2s) = (median(c1), median(c2), median(c2m), median(c2s));
     let mut real = Vec::new();
     for name in ["dakon", "latrunculi"] {
         let game: Arc<dyn AnyGame> =
             Arc::from(games::new_game(name, &[]).expect("registered game"));
         real.push(
             single
-                .block_on(per_move(&opts.arena, game, 1, games * 4))?
+                .block_on(per_move(&opts.arena, game, 1, games * 4, None))?
                 .0,
         );
     }
     Ok(RefereeFigures {
         plies_per_game: TOY_PLIES,
         us_per_move_c1: c1,
-        us_per_move_c1_multi: c1m,
         us_per_move_c2: c2,
+        us_per_move_c2_work_stealing: c2m,
         us_per_move_c2_single: c2s,
         moves_per_sec_c2: 2.0 * 1e6 / c2,
         ratio_c1: median(ratios),
@@ -774,12 +798,13 @@ fn tournament_once(
 
 /// A round robin of 5 instant bots (`arena bot-first`, fresh processes for
 /// every game, full journaling with fsync) on Dakon, at concurrency 1 and at
-/// the number of cores, run in the order 1, N, N, 1 so that a drifting load
-/// weighs on both alike.
+/// the number of cores, in rounds of one run each, alternating which comes
+/// first, so that a drifting load weighs on both alike.
 pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, String> {
     let bots = 5;
-    let per_pairing = (opts.tournament_games / 10).max(2) & !1;
-    let total = per_pairing * 10;
+    let rounds: u32 = if opts.quick { 1 } else { 5 };
+    let per_pairing = (opts.tournament_games / rounds / 10).max(2) & !1;
+    let per_run = per_pairing * 10;
     let names: Vec<String> = (0..bots).map(|i| format!("first{i}")).collect();
     let command = vec![opts.arena.display().to_string(), "bot-first".to_string()];
     let config = Normalized {
@@ -833,38 +858,51 @@ pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, String
     let mut secs = [0.0f64; 2];
     let mut cpu = [0.0f64; 2];
     let mut peak = [0.0f64; 2];
+    let mut ratios = Vec::new();
     let mut plies = 0;
     let result = (|| {
-        for (i, concurrency) in [1, n, n, 1].into_iter().enumerate() {
-            let out = dir.join(format!("run{i}"));
-            let (s, kib, p, c) = tournament_once(&config, player(out.clone()), &out, concurrency)?;
-            let k = usize::from(concurrency != 1);
-            secs[k] += s;
-            cpu[k] += c;
-            peak[k] = peak[k].max(kib / concurrency as f64);
-            plies = p;
+        for round in 0..rounds {
+            let order = if round % 2 == 0 { [1, n] } else { [n, 1] };
+            let mut rate = [0.0f64; 2];
+            for concurrency in order {
+                let out = dir.join(format!("run{round}-{concurrency}"));
+                let (s, kib, p, c) =
+                    tournament_once(&config, player(out.clone()), &out, concurrency)?;
+                let _ = std::fs::remove_dir_all(&out);
+                let k = usize::from(concurrency != 1);
+                secs[k] += s;
+                cpu[k] += c;
+                peak[k] = peak[k].max(kib / concurrency as f64);
+                rate[k] = f64::from(per_run) / s;
+                plies += p;
+            }
+            ratios.push(rate[1] / rate[0]);
         }
         Ok::<(), String>(())
     })();
     let _ = std::fs::remove_dir_all(&dir);
     result?;
-    let rate = secs.map(|s| 2.0 * f64::from(total) / s);
+    let games = f64::from(per_run * rounds);
+    let rate = secs.map(|s| games / s);
     Ok(TournamentFigures {
-        games: total,
+        games: per_run * rounds,
         bots,
         game: "dakon".into(),
         concurrency: n,
         games_per_sec_c1: rate[0],
         games_per_sec_cn: rate[1],
-        scaling: rate[1] / rate[0],
-        cpu_ms_per_game_c1: cpu[0] * 1e3 / (2.0 * f64::from(total)),
-        cpu_ms_per_game_cn: cpu[1] * 1e3 / (2.0 * f64::from(total)),
+        rounds,
+        scaling: median(ratios.clone()),
+        scaling_min: ratios.iter().copied().fold(f64::INFINITY, f64::min),
+        scaling_max: ratios.iter().copied().fold(0.0, f64::max),
+        cpu_ms_per_game_c1: cpu[0] * 1e3 / games,
+        cpu_ms_per_game_cn: cpu[1] * 1e3 / games,
         cores_busy_c1: cpu[0] / secs[0],
         cores_busy_cn: cpu[1] / secs[1],
         peak_kib_per_game_c1: peak[0],
         peak_kib_per_game_cn: peak[1],
         base_rss_kib,
-        plies_per_game: plies as f64 / f64::from(total),
+        plies_per_game: plies as f64 / (2.0 * games),
     })
 }
 
@@ -1036,14 +1074,15 @@ impl fmt::Display for BenchReport {
         )?;
         writeln!(
             f,
-            "  1 game, 2 workers  {:>8.2} us/move = {:.2}x the floor (multi-thread runtime, as arena tournament)",
-            r.us_per_move_c1_multi,
-            r.us_per_move_c1_multi / self.pipe.rt_us
+            "  2 games at once    {:>8.2} us/move each = {:.2}x the floor ({:.0} moves/s in all; a thread per game, as arena tournament)",
+            r.us_per_move_c2, r.ratio_c2, r.moves_per_sec_c2
         )?;
         writeln!(
             f,
-            "  2 games at once    {:>8.2} us/move each = {:.2}x the floor ({:.0} moves/s in all)",
-            r.us_per_move_c2, r.ratio_c2, r.moves_per_sec_c2
+            "  2 games, 2 workers {:>8.2} us/move each = {:.2}x the floor ({:.0} moves/s in all; one work-stealing runtime)",
+            r.us_per_move_c2_work_stealing,
+            r.us_per_move_c2_work_stealing / self.pipe.rt_us,
+            2e6 / r.us_per_move_c2_work_stealing
         )?;
         writeln!(
             f,
@@ -1061,8 +1100,8 @@ impl fmt::Display for BenchReport {
         writeln!(f)?;
         writeln!(
             f,
-            "Tournament: round robin, {} instant bots, {} games of {} ({:.1} plies/game), fresh bots per game, journal fsynced",
-            t.bots, t.games, t.game, t.plies_per_game
+            "Tournament: round robin, {} instant bots, {} games of {} ({:.1} plies/game) at each concurrency in {} rounds, fresh bots per game, journal fsynced",
+            t.bots, t.games, t.game, t.plies_per_game, t.rounds
         )?;
         writeln!(
             f,
@@ -1071,10 +1110,12 @@ impl fmt::Display for BenchReport {
         )?;
         writeln!(
             f,
-            "  concurrency {:<6} {:>8.1} games/s = {:.2}x   target >= {TARGET_SCALING}x on 2 cores: {}",
+            "  concurrency {:<6} {:>8.1} games/s; speed-up {:.2}x (median of the rounds' ratios; {:.2}x to {:.2}x)   target >= {TARGET_SCALING}x on 2 cores: {}",
             t.concurrency,
             t.games_per_sec_cn,
             t.scaling,
+            t.scaling_min,
+            t.scaling_max,
             met(t.scaling >= TARGET_SCALING)
         )?;
         writeln!(

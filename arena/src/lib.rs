@@ -10,6 +10,7 @@ pub mod checkbot;
 pub mod cli_tournament;
 pub mod config;
 pub mod games;
+pub mod lanes;
 pub mod matchplay;
 pub mod play;
 pub mod playout;

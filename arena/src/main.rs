@@ -68,7 +68,8 @@ struct BenchArgs {
     /// Small samples (seconds instead of about a minute; noisier figures).
     #[arg(long)]
     quick: bool,
-    /// Games of the tournament round robin [default: 1000, 40 with --quick].
+    /// Games of the tournament round robin at each concurrency, over 5 rounds
+    /// [default: 1000; 40 in one round with --quick].
     #[arg(long)]
     games: Option<u32>,
     /// shared/bench/pingpong.c: compile it with gcc and show its round trip

@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::config::Normalized;
+use crate::lanes::Lanes;
 use crate::record::{CsvRow, GameRecord, GameResult};
 use crate::schedule::{self, GameJob, Shard};
 
@@ -408,7 +409,7 @@ async fn drive<P: Player>(
             "cannot start the game threads: {e}"
         )))
     })?;
-    let mut free: Vec<usize> = (0..lanes.len()).rev().collect();
+    let mut free: Vec<usize> = (0..lanes.count()).rev().collect();
     let mut set = tokio::task::JoinSet::new();
     let mut jobs = jobs.into_iter();
     let stop = stop_signal();
@@ -487,59 +488,6 @@ async fn drive<P: Player>(
 }
 
 /// Resolves on SIGINT (Ctrl-C) or SIGTERM (a cluster scheduler stopping the job).
-/// One thread per concurrent game, each with its own single-threaded tokio
-/// runtime: a game's referee, its bots' pipes and its timers stay on one
-/// thread. On a work-stealing runtime every pipe wake-up could hop between
-/// workers, and at concurrency 1 the idle worker was woken for nothing: that
-/// cost more CPU per game than the referee's own work.
-struct Lanes {
-    lanes: Vec<(tokio::runtime::Handle, tokio::sync::oneshot::Sender<()>)>,
-    threads: Vec<std::thread::JoinHandle<()>>,
-}
-
-impl Lanes {
-    fn start(n: usize) -> io::Result<Lanes> {
-        let mut lanes = Lanes {
-            lanes: Vec::with_capacity(n),
-            threads: Vec::with_capacity(n),
-        };
-        for i in 0..n {
-            let rt = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()?;
-            let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-            let handle = rt.handle().clone();
-            let thread = std::thread::Builder::new()
-                .name(format!("arena-game-{i}"))
-                .spawn(move || {
-                    // Tasks spawned on `handle` run while this blocks; what
-                    // is left when the lanes are dropped is dropped with `rt`.
-                    let _ = rt.block_on(stopped);
-                })?;
-            lanes.lanes.push((handle, stop));
-            lanes.threads.push(thread);
-        }
-        Ok(lanes)
-    }
-
-    fn len(&self) -> usize {
-        self.lanes.len()
-    }
-
-    fn handle(&self, lane: usize) -> &tokio::runtime::Handle {
-        &self.lanes[lane].0
-    }
-}
-
-impl Drop for Lanes {
-    fn drop(&mut self) {
-        self.lanes.clear(); // drops the senders: each block_on returns
-        for t in self.threads.drain(..) {
-            let _ = t.join();
-        }
-    }
-}
-
 async fn stop_signal() {
     use tokio::signal::unix::{signal, SignalKind};
     match (

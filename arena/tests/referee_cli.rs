@@ -697,7 +697,10 @@ fn sprt_stops_the_match_when_it_decides_either_way() {
         assert!(last.ends_with(verdict), "{stdout}");
         let csv = std::fs::read_to_string(dir.join("games.csv")).unwrap();
         let games = csv.lines().count() - 1;
-        assert!(games.is_multiple_of(2) && (2..400).contains(&games), "{games} games");
+        assert!(
+            games.is_multiple_of(2) && (2..400).contains(&games),
+            "{games} games"
+        );
         assert!(last.contains(&format!("games {games} ")), "{last}");
         let _ = std::fs::remove_dir_all(&dir);
     }

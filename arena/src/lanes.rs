@@ -1,0 +1,59 @@
+//! Threads that run games: one per concurrent game, each with its own
+//! single-threaded tokio runtime.
+
+use std::io;
+
+/// One thread per concurrent game, each with its own single-threaded tokio
+/// runtime: a game's referee, its bots' pipes and its timers stay on one
+/// thread. On a work-stealing runtime every pipe wake-up could hop between
+/// workers, and at concurrency 1 the idle worker was woken for nothing: that
+/// cost more CPU per game than the referee's own work.
+pub struct Lanes {
+    lanes: Vec<(tokio::runtime::Handle, tokio::sync::oneshot::Sender<()>)>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Lanes {
+    /// Starts `n` lanes (threads), each idle until a task is spawned on it.
+    pub fn start(n: usize) -> io::Result<Lanes> {
+        let mut lanes = Lanes {
+            lanes: Vec::with_capacity(n),
+            threads: Vec::with_capacity(n),
+        };
+        for i in 0..n {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?;
+            let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+            let handle = rt.handle().clone();
+            let thread = std::thread::Builder::new()
+                .name(format!("arena-game-{i}"))
+                .spawn(move || {
+                    // Tasks spawned on `handle` run while this blocks; what
+                    // is left when the lanes are dropped is dropped with `rt`.
+                    let _ = rt.block_on(stopped);
+                })?;
+            lanes.lanes.push((handle, stop));
+            lanes.threads.push(thread);
+        }
+        Ok(lanes)
+    }
+
+    pub fn count(&self) -> usize {
+        self.lanes.len()
+    }
+
+    /// Where to spawn a task that must run on lane `lane`.
+    pub fn handle(&self, lane: usize) -> &tokio::runtime::Handle {
+        &self.lanes[lane].0
+    }
+}
+
+impl Drop for Lanes {
+    fn drop(&mut self) {
+        self.lanes.clear(); // drops the senders: each block_on returns
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
