@@ -194,7 +194,7 @@ fn run_tournament(args: &TournamentArgs, path: &Path) -> Result<(), Failure> {
         },
     };
     let normalized = config.normalized();
-    // Games run on threads of their own (`tournament::Lanes`); this thread
+    // Games run on threads of their own (`lanes::Lanes`); this thread
     // only schedules them and collects the records.
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -5,9 +5,12 @@ use std::io;
 
 /// One thread per concurrent game, each with its own single-threaded tokio
 /// runtime: a game's referee, its bots' pipes and its timers stay on one
-/// thread. On a work-stealing runtime every pipe wake-up could hop between
-/// workers, and at concurrency 1 the idle worker was woken for nothing: that
-/// cost more CPU per game than the referee's own work.
+/// thread. On one work-stealing runtime a game's pipe wake-ups hopped between
+/// workers, and at concurrency 1 the idle worker was woken for nothing; with
+/// lanes a tournament of instant bots plays more games per second at
+/// concurrency 2 (docs/performance.md). Tasks spawned on a lane run only
+/// there; the lane's runtime, and whatever it still holds, is dropped on its
+/// own thread when the lanes are dropped.
 pub struct Lanes {
     lanes: Vec<(tokio::runtime::Handle, tokio::sync::oneshot::Sender<()>)>,
     threads: Vec<std::thread::JoinHandle<()>>,
@@ -39,6 +42,7 @@ impl Lanes {
         Ok(lanes)
     }
 
+    /// How many lanes there are.
     pub fn count(&self) -> usize {
         self.lanes.len()
     }
