@@ -273,15 +273,9 @@ pub fn bootstrap(pool: &Pool, prior_draws: f64, resamples: usize, seed: u64) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rating::close;
     use crate::rating::Played;
     use crate::record::GameResult::{self, *};
-
-    fn close(a: f64, b: f64, tol: f64) {
-        assert!(
-            (a - b).abs() <= tol,
-            "{a} differs from {b} by more than {tol}"
-        );
-    }
 
     /// `(a, b, wins of a, draws, wins of b)` per pair.
     fn pool(pairs: &[(&str, &str, usize, usize, usize)]) -> Pool {

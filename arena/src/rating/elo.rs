@@ -97,15 +97,9 @@ pub fn glicko2_ratings(pool: &Pool, tau: f64, initial: f64) -> Vec<Glicko2Rating
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rating::close;
     use crate::rating::Played;
     use crate::record::GameResult::{self, *};
-
-    fn close(a: f64, b: f64, tol: f64) {
-        assert!(
-            (a - b).abs() <= tol,
-            "{a} differs from {b} by more than {tol}"
-        );
-    }
 
     fn pool(games: &[(u64, u64, &str, &str, GameResult)]) -> Pool {
         let played: Vec<Played> = games

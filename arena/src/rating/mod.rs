@@ -371,6 +371,15 @@ pub fn compute(played: &[Played], opts: &RatingOptions) -> Standings {
     }
 }
 
+/// Test helper of the rating modules: `a` is within `tol` of `b`.
+#[cfg(test)]
+fn close(a: f64, b: f64, tol: f64) {
+    assert!(
+        (a - b).abs() <= tol,
+        "{a} differs from {b} by more than {tol}"
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

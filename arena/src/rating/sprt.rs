@@ -412,13 +412,7 @@ impl Sprt {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn close(a: f64, b: f64, tol: f64) {
-        assert!(
-            (a - b).abs() <= tol,
-            "{a} differs from {b} by more than {tol}"
-        );
-    }
+    use crate::rating::close;
 
     // Reference numbers: docs/sprt_reference.py, a Python script written from the
     // definitions in fishtest's server/fishtest/stats/LLRcalc.py and

@@ -131,13 +131,7 @@ pub fn percentile(sorted: &[f64], q: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn close(a: f64, b: f64, tol: f64) {
-        assert!(
-            (a - b).abs() <= tol,
-            "{a} differs from {b} by more than {tol}"
-        );
-    }
+    use crate::rating::close;
 
     #[test]
     fn erf_matches_tabulated_values() {
