@@ -639,16 +639,30 @@ mod tests {
         }
     }
 
-    fn testbot(name: &str, args: &[&str]) -> Arc<BotSpec> {
-        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../bots/test/testbot.py");
+    fn python() -> &'static str {
         // The real interpreter: a pyenv shim on PATH takes ~0.7 s to start.
-        let python = if Path::new("/usr/bin/python3").exists() {
+        if Path::new("/usr/bin/python3").exists() {
             "/usr/bin/python3"
         } else {
             "python3"
-        };
-        let mut command = vec![python.to_string(), script.to_string()];
+        }
+    }
+
+    fn testbot(name: &str, args: &[&str]) -> Arc<BotSpec> {
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../bots/test/testbot.py");
+        let mut command = vec![python().to_string(), script.to_string()];
         command.extend(args.iter().map(|a| a.to_string()));
+        Arc::new(BotSpec::new(name, command))
+    }
+
+    /// Plays the first legal move and writes nothing to stderr.
+    fn quiet_bot(name: &str) -> Arc<BotSpec> {
+        let script = "import sys\nfirst = ''\nfor line in sys.stdin:\n    w = line.split()\n    \
+            if w and w[0] == 'arena': print('ready quiet', flush=True)\n    \
+            elif w and w[0] == 'legal': first = w[1]\n    \
+            elif w and w[0] == 'go': print('move ' + first, flush=True)\n    \
+            elif w and w[0] == 'quit': break\n";
+        let command = vec![python().to_string(), "-c".to_string(), script.to_string()];
         Arc::new(BotSpec::new(name, command))
     }
 
@@ -851,6 +865,24 @@ mod tests {
         assert!(took >= Duration::from_millis(200), "{took:?}");
         assert!(took < Duration::from_secs(2), "{took:?}");
         assert!(!alive(pid));
+    }
+
+    #[tokio::test]
+    async fn only_a_bot_that_writes_to_stderr_has_a_log_and_a_stale_one_goes() {
+        let mut s = setup(7, 2000);
+        let dir = std::env::temp_dir().join(format!("arena-quietlog-{}", std::process::id()));
+        s.log_dir = Some(dir.clone());
+        // Left by an interrupted earlier attempt at the same game.
+        let stale = s.log_path(0, "quiet").unwrap();
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(&stale, "stale\n").unwrap();
+        let r = game(&s, quiet_bot("quiet"), testbot("loud", &[])).await;
+        assert_eq!(r.reason, Reason::Normal, "{:?}", r.detail);
+        assert_eq!(r.seats[0].log, None);
+        assert!(!stale.exists(), "the stale log of seat 0 is still there");
+        let log = std::fs::read_to_string(r.seats[1].log.as_ref().expect("a log")).unwrap();
+        assert!(log.contains("testbot: go"), "{log}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[tokio::test]
