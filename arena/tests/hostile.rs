@@ -19,6 +19,9 @@ use arena::matchplay::{self, MatchConfig};
 use arena::record::{GameRecord, Reason};
 use arena::referee::TimeControl;
 
+#[path = "common/procs.rs"]
+mod procs;
+
 fn hostile_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../bots/hostile")
 }
@@ -53,24 +56,6 @@ fn first() -> Arc<BotSpec> {
         "first",
         vec![env!("CARGO_BIN_EXE_arena").into(), "bot-first".into()],
     ))
-}
-
-/// Processes whose command line holds `needle` (zombies have none).
-fn processes_with(needle: &str) -> Vec<(i32, String)> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
-            continue;
-        };
-        let Ok(cmd) = std::fs::read(entry.path().join("cmdline")) else {
-            continue;
-        };
-        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
-        if cmd.contains(needle) {
-            found.push((pid, cmd));
-        }
-    }
-    found
 }
 
 /// This process's peak resident memory (VmHWM), in kB.
@@ -226,13 +211,13 @@ async fn every_hostile_bot_loses_with_its_reason_and_leaves_nothing_behind() {
 
     // No bot process remains: leaders, children, grandchildren.
     let marker = marker();
-    let mut left = processes_with(&marker);
+    let mut left = procs::with_cmdline(&marker);
     for _ in 0..50 {
         if left.is_empty() {
             break;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
-        left = processes_with(&marker);
+        left = procs::with_cmdline(&marker);
     }
     assert!(left.is_empty(), "bot processes left behind: {left:?}");
 
@@ -606,13 +591,13 @@ stderr_kb = 64
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 
-    let mut left = processes_with(&tag);
+    let mut left = procs::with_cmdline(&tag);
     for _ in 0..50 {
         if left.is_empty() {
             break;
         }
         std::thread::sleep(Duration::from_millis(100));
-        left = processes_with(&tag);
+        left = procs::with_cmdline(&tag);
     }
     assert!(left.is_empty(), "bot processes left behind: {left:?}");
     assert!(peak > 0 && peak < 200 * 1024, "referee peak RSS {peak} kB");

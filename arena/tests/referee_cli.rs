@@ -8,6 +8,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+#[path = "common/procs.rs"]
+mod procs;
+
 fn arena() -> &'static str {
     env!("CARGO_BIN_EXE_arena")
 }
@@ -77,22 +80,6 @@ fn csv_rows(out: &Path) -> Vec<Vec<String>> {
         rows.push(r.unwrap().iter().map(String::from).collect());
     }
     rows
-}
-
-/// Pids of live (non-zombie) processes whose command line contains `marker`.
-fn processes_with(marker: &str) -> Vec<u32> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
-        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
-        if String::from_utf8_lossy(&cmdline).contains(marker) && !stat.contains(") Z ") {
-            found.push(pid);
-        }
-    }
-    found
 }
 
 fn assert_finished_normally(r: &Value) {
@@ -567,7 +554,8 @@ fn no_bot_process_survives_forks_stubbornness_or_logs_floods() {
         let offender = r["offender"].as_u64().unwrap() as usize;
         assert_eq!(r["seats"][offender]["name"], "fork");
     }
-    assert_eq!(processes_with(&marker), Vec::<u32>::new());
+    let left = procs::with_cmdline(&marker);
+    assert!(left.is_empty(), "{left:?}");
 
     let spam = testbot("spam", "--mode stderr-spam");
     run_match(
@@ -620,7 +608,7 @@ fn interrupting_the_referee_kills_its_bots() {
         .spawn()
         .unwrap();
     let start = Instant::now();
-    while processes_with(&marker).len() < 2 {
+    while procs::with_cmdline(&marker).len() < 2 {
         assert!(
             start.elapsed() < Duration::from_secs(10),
             "bots never started"
@@ -637,11 +625,11 @@ fn interrupting_the_referee_kills_its_bots() {
     assert_eq!(status.code(), Some(130));
     assert!(start.elapsed() < Duration::from_secs(10));
     let start = Instant::now();
-    while !processes_with(&marker).is_empty() {
+    while !procs::with_cmdline(&marker).is_empty() {
         assert!(
             start.elapsed() < Duration::from_secs(2),
             "bots left: {:?}",
-            processes_with(&marker)
+            procs::with_cmdline(&marker)
         );
         std::thread::sleep(Duration::from_millis(20));
     }

@@ -7,39 +7,29 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+#[path = "common/procs.rs"]
+mod procs;
 #[path = "common/runs.rs"]
 mod runs;
 use runs::*;
 
-/// Pids of live processes whose environment holds `ARENA_TEST_TAG=tag`.
-fn tagged_processes(tag: &str) -> Vec<u32> {
-    let needle = format!("ARENA_TEST_TAG={tag}");
-    let mut pids = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(env) = std::fs::read(entry.path().join("environ")) else {
-            continue;
-        };
-        let zombie = std::fs::read_to_string(entry.path().join("stat"))
-            .map(|s| {
-                s.rsplit(')')
-                    .next()
-                    .unwrap_or("")
-                    .trim_start()
-                    .starts_with('Z')
-            })
-            .unwrap_or(true);
-        if !zombie && env.split(|&b| b == 0).any(|kv| kv == needle.as_bytes()) {
-            pids.push(pid);
-        }
-    }
-    pids
-}
-
 fn unique_tag(test: &str) -> String {
     format!("{test}-{}", std::process::id())
+}
+
+/// The survivor checks below would pass vacuously if the scan saw nothing.
+#[test]
+fn the_survivor_scan_sees_a_tagged_process_until_it_is_reaped() {
+    let entry = format!("ARENA_TEST_TAG={}", unique_tag("scan"));
+    let mut child = Command::new("sleep")
+        .arg("30")
+        .env("ARENA_TEST_TAG", unique_tag("scan"))
+        .spawn()
+        .unwrap();
+    assert_eq!(procs::with_env(&entry), vec![child.id() as i32]);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(procs::with_env(&entry), Vec::<i32>::new());
 }
 
 #[test]
@@ -125,11 +115,11 @@ fn resume_after_sigkill_plays_only_what_is_missing() {
     // Bots run in their own process groups: with arena gone they see their
     // input close and exit. None may be left behind.
     let start = Instant::now();
-    while !tagged_processes(&tag).is_empty() {
+    while !procs::with_env(&format!("ARENA_TEST_TAG={tag}")).is_empty() {
         assert!(
             start.elapsed() < Duration::from_secs(10),
             "bot processes survived the killed run: {:?}",
-            tagged_processes(&tag)
+            procs::with_env(&format!("ARENA_TEST_TAG={tag}"))
         );
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -150,7 +140,7 @@ fn resume_after_sigkill_plays_only_what_is_missing() {
     assert!(stdout.contains("played now, the rest resumed"), "{stdout}");
     assert_same_results(&whole, &out);
     assert!(!journal.exists());
-    assert!(tagged_processes(&tag).is_empty());
+    assert!(procs::with_env(&format!("ARENA_TEST_TAG={tag}")).is_empty());
 }
 
 #[test]
@@ -358,7 +348,7 @@ fn ctrl_c_stops_cleanly_and_resume_finishes() {
     );
     // The bots of the games in flight were killed, not left behind.
     let start = Instant::now();
-    while !tagged_processes(&tag).is_empty() {
+    while !procs::with_env(&format!("ARENA_TEST_TAG={tag}")).is_empty() {
         assert!(
             start.elapsed() < Duration::from_secs(3),
             "bots survived Ctrl-C"
