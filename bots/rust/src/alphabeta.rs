@@ -294,7 +294,7 @@ impl Algorithm for AlphaBeta {
         ctx: &mut Ctx,
     ) -> G::Move {
         let me = game.to_move(state);
-        let fixed = self.depth.is_some();
+        let fixed = self.fixed_limit();
         let stop = ctx.clock.stop(fixed);
         let max_depth = self.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
         if legal.len() == 1 {

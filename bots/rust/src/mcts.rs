@@ -113,7 +113,7 @@ impl Algorithm for Mcts {
             ctx.info.push("playouts 0 single legal move".into());
             return legal[0].clone();
         }
-        let stop = ctx.clock.stop(self.playouts.is_some());
+        let stop = ctx.clock.stop(self.fixed_limit());
         let cap = match self.playout_depth {
             Some(0) => None,
             Some(d) => Some(d),
