@@ -1,5 +1,6 @@
 //! The referee's own cost per decision, with instantly answering bots (the
-//! built-in `arena bot-first`, a separate process on pipes), beside the pipe
+//! C first-legal bot, or `arena bot-first` without a C compiler; separate
+//! processes on pipes), beside the pipe
 //! round trip measured in the same run: a thin wrapper over the referee,
 //! pipe-floor and process-start sections of `arena bench` (`arena::bench`).
 //!

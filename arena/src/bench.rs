@@ -44,9 +44,11 @@ pub const TARGET_SCALING: f64 = 1.8;
 /// What to run.
 #[derive(Clone, Debug)]
 pub struct BenchOptions {
-    /// The `arena` executable: the instant bot (`arena bot-first`) and the
-    /// echo child (`arena bench-echo`).
+    /// The `arena` executable: the echo child (`arena bench-echo`) and the
+    /// Rust instant bot (`arena bot-first`).
     pub arena: PathBuf,
+    /// The instant bot of the referee, tournament and process-start sections.
+    pub bot: InstantBot,
     /// Smaller samples (for tests and a first look).
     pub quick: bool,
     /// Games of the tournament round robin at each concurrency, split over
@@ -59,8 +61,11 @@ pub struct BenchOptions {
 }
 
 impl BenchOptions {
+    /// Builds the C instant bot when a C compiler is there (see
+    /// [`InstantBot::lightest`]).
     pub fn new(arena: PathBuf, quick: bool) -> Self {
         BenchOptions {
+            bot: InstantBot::lightest(&arena),
             arena,
             quick,
             tournament_games: if quick { 40 } else { 1000 },
@@ -91,10 +96,92 @@ impl BenchOptions {
     }
 }
 
+/// The instantly answering bot the referee, tournament and process-start
+/// sections play with. The leanest there is, so that the figures are the
+/// referee's and not the bot's: `bots/c/first_legal.c --first`, which starts
+/// on about half the CPU of `arena bot-first` (it loads and relocates one
+/// shared library instead of three, and maps 17 KB instead of 30 MB).
+#[derive(Clone, Debug)]
+pub struct InstantBot {
+    pub command: Vec<String>,
+    /// What it is and where it came from, for the report.
+    pub description: String,
+    /// The compiled C bot, removed when the last clone goes.
+    _built: Option<Arc<RemoveOnDrop>>,
+}
+
+#[derive(Debug)]
+struct RemoveOnDrop(PathBuf);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// The C reference bot, built into the bench so that it needs no checkout.
+const FIRST_LEGAL_C: &str = include_str!("../../bots/c/first_legal.c");
+
+impl InstantBot {
+    /// `arena bot-first`: answers every `go` with the first legal move.
+    pub fn rust(arena: &Path) -> InstantBot {
+        InstantBot {
+            command: vec![arena.display().to_string(), "bot-first".into()],
+            description: "arena bot-first (Rust)".into(),
+            _built: None,
+        }
+    }
+
+    /// `bots/c/first_legal.c --first`, compiled with `$CC` (default `cc`)
+    /// into the temporary directory.
+    pub fn c() -> Result<InstantBot, String> {
+        let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+        let base =
+            std::env::temp_dir().join(format!("arena-bench-first_legal-{}", std::process::id()));
+        let source = base.with_extension("c");
+        std::fs::write(&source, FIRST_LEGAL_C)
+            .map_err(|e| format!("cannot write {}: {e}", source.display()))?;
+        let built = RemoveOnDrop(base);
+        let out = Command::new(&cc)
+            .args(["-O2", "-std=c11", "-o"])
+            .arg(&built.0)
+            .arg(&source)
+            .output();
+        let _ = std::fs::remove_file(&source);
+        match out {
+            Ok(o) if o.status.success() => Ok(InstantBot {
+                command: vec![built.0.display().to_string(), "--first".into()],
+                description: format!("bots/c/first_legal.c --first (C, built with {cc} -O2)"),
+                _built: Some(Arc::new(built)),
+            }),
+            Ok(o) => Err(format!(
+                "{cc} failed on first_legal.c: {}",
+                String::from_utf8_lossy(&o.stderr).trim()
+            )),
+            Err(e) => Err(format!("cannot run {cc}: {e}")),
+        }
+    }
+
+    /// The C bot, else `arena bot-first` with the reason in its description.
+    pub fn lightest(arena: &Path) -> InstantBot {
+        InstantBot::c().unwrap_or_else(|e| {
+            let mut bot = InstantBot::rust(arena);
+            bot.description = format!("{} (no C bot: {e})", bot.description);
+            bot
+        })
+    }
+
+    fn spec(&self, name: &str) -> Arc<BotSpec> {
+        Arc::new(BotSpec::new(name, self.command.clone()))
+    }
+}
+
 /// Every figure of one run (`arena bench --json` prints this).
 #[derive(Clone, Debug, Serialize)]
 pub struct BenchReport {
     pub machine: Machine,
+    /// The instant bot of the referee, tournament and process-start sections.
+    pub instant_bot: String,
     pub engines: Vec<EngineFigures>,
     pub pipe: PipeFloor,
     pub referee: RefereeFigures,
@@ -223,6 +310,9 @@ pub struct StartFigures {
     pub fresh_ms_per_game: f64,
     /// ms per game, the same two bots for every game (`newgame` again).
     pub kept_ms_per_game: f64,
+    /// ms per game, fresh bots, with `arena bot-first` (Rust) as both bots:
+    /// what a heavier start costs beside the instant bot's.
+    pub rust_fresh_ms_per_game: f64,
     /// `fresh - kept`: what starting and stopping two bots costs a game.
     pub start_ms_per_game: f64,
 }
@@ -249,6 +339,7 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<BenchR
     let process_start = process_start(opts)?;
     Ok(BenchReport {
         machine,
+        instant_bot: opts.bot.description.clone(),
         engines,
         pipe,
         referee,
@@ -562,13 +653,6 @@ fn setup(game: Arc<dyn AnyGame>, index: u64) -> GameSetup {
     }
 }
 
-fn instant_bot(arena: &Path, name: &str) -> Arc<BotSpec> {
-    Arc::new(BotSpec::new(
-        name,
-        vec![arena.display().to_string(), "bot-first".into()],
-    ))
-}
-
 /// A tokio runtime: current-thread, or multi-thread with `workers` threads.
 pub fn runtime(workers: Option<usize>) -> tokio::runtime::Runtime {
     match workers {
@@ -589,7 +673,7 @@ pub fn runtime(workers: Option<usize>) -> tokio::runtime::Runtime {
 /// lane `t` when `lanes` are given (as `arena tournament` does), else on the
 /// calling runtime. Returns (µs per move as seen by each table, moves in all).
 pub async fn per_move(
-    arena: &Path,
+    bot: &InstantBot,
     game: Arc<dyn AnyGame>,
     concurrency: usize,
     games: u64,
@@ -599,8 +683,8 @@ pub async fn per_move(
     let mut tables: Vec<[Player; 2]> = (0..concurrency)
         .map(|t| {
             [
-                Player::new(instant_bot(arena, &format!("a{t}"))),
-                Player::new(instant_bot(arena, &format!("b{t}"))),
+                Player::new(bot.spec(&format!("a{t}"))),
+                Player::new(bot.spec(&format!("b{t}"))),
             ]
         })
         .collect();
@@ -667,14 +751,8 @@ pub fn referee(opts: &BenchOptions, pipe: &PipeFloor) -> Result<RefereeFigures, 
     let lanes = Lanes::start(2).map_err(|e| format!("bench: cannot start threads: {e}"))?;
     let (mut c1, mut c2, mut c2m, mut c2s) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let toy_run = |rt: &tokio::runtime::Runtime, concurrency, lanes| {
-        rt.block_on(per_move(
-            &opts.arena,
-            toy.clone(),
-            concurrency,
-            games,
-            lanes,
-        ))
-        .map(|r| r.0)
+        rt.block_on(per_move(&opts.bot, toy.clone(), concurrency, games, lanes))
+            .map(|r| r.0)
     };
     // The floor again just before each round: the ratio of each round to
     // its own floor, median over rounds, weathers a load that drifts.
@@ -695,7 +773,7 @@ pub fn referee(opts: &BenchOptions, pipe: &PipeFloor) -> Result<RefereeFigures, 
             Arc::from(games::new_game(name, &[]).expect("registered game"));
         real.push(
             single
-                .block_on(per_move(&opts.arena, game, 1, games * 4, None))?
+                .block_on(per_move(&opts.bot, game, 1, games * 4, None))?
                 .0,
         );
     }
@@ -796,7 +874,7 @@ fn tournament_once(
     Ok((secs, (peak - before).max(0.0), plies, cpu))
 }
 
-/// A round robin of 5 instant bots (`arena bot-first`, fresh processes for
+/// A round robin of 5 instant bots (`opts.bot`, fresh processes for
 /// every game, full journaling with fsync) on Dakon, at concurrency 1 and at
 /// the number of cores, in rounds of one run each, alternating which comes
 /// first, so that a drifting load weighs on both alike.
@@ -806,7 +884,7 @@ pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, String
     let per_pairing = (opts.tournament_games / rounds / 10).max(2) & !1;
     let per_run = per_pairing * 10;
     let names: Vec<String> = (0..bots).map(|i| format!("first{i}")).collect();
-    let command = vec![opts.arena.display().to_string(), "bot-first".to_string()];
+    let command = opts.bot.command.clone();
     let config = Normalized {
         name: "bench".into(),
         game: "dakon".into(),
@@ -910,14 +988,14 @@ pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, String
 // Process start.
 
 async fn per_game(
-    arena: &Path,
+    bot: &InstantBot,
     game: Arc<dyn AnyGame>,
     games: u64,
     keep: bool,
 ) -> Result<f64, String> {
     let limits = Limits::default();
-    let mut a = Player::new(instant_bot(arena, "a"));
-    let mut b = Player::new(instant_bot(arena, "b"));
+    let mut a = Player::new(bot.spec("a"));
+    let mut b = Player::new(bot.spec("b"));
     // Kept bots are started (by a first game) before the clock runs and
     // stopped after it: the difference to fresh bots is the start and stop.
     if keep {
@@ -936,22 +1014,26 @@ async fn per_game(
     Ok(ms)
 }
 
-/// ms per Dakon game with fresh bots and with kept bots (current-thread
-/// runtime, one game at a time), interleaved kept, fresh, fresh, kept.
+/// ms per Dakon game with fresh bots, with kept bots, and with fresh
+/// `arena bot-first` bots (current-thread runtime, one game at a time), each
+/// in two halves ordered kept, fresh, Rust, Rust, fresh, kept.
 pub fn process_start(opts: &BenchOptions) -> Result<StartFigures, String> {
     let game: Arc<dyn AnyGame> = Arc::from(games::new_game("dakon", &[]).expect("dakon"));
     let games = opts.start_games();
     let rt = runtime(None);
-    let mut ms = [0.0f64; 2];
-    for keep in [true, false, false, true] {
-        ms[usize::from(keep)] +=
-            rt.block_on(per_game(&opts.arena, game.clone(), games / 2, keep))? / 2.0;
+    let rust = InstantBot::rust(&opts.arena);
+    // [fresh, kept, fresh Rust]
+    let mut ms = [0.0f64; 3];
+    for k in [1, 0, 2, 2, 0, 1] {
+        let bot = if k == 2 { &rust } else { &opts.bot };
+        ms[k] += rt.block_on(per_game(bot, game.clone(), games / 2, k == 1))? / 2.0;
     }
     Ok(StartFigures {
         games,
         game: "dakon".into(),
         fresh_ms_per_game: ms[0],
         kept_ms_per_game: ms[1],
+        rust_fresh_ms_per_game: ms[2],
         start_ms_per_game: ms[0] - ms[1],
     })
 }
@@ -1020,6 +1102,7 @@ impl fmt::Display for BenchReport {
             f,
             "The machine may be shared: compare ratios, not absolute figures."
         )?;
+        writeln!(f, "Instant bot: {}", self.instant_bot)?;
         writeln!(f)?;
         writeln!(f, "Engines: random playouts, one thread")?;
         for e in &self.engines {
@@ -1062,7 +1145,7 @@ impl fmt::Display for BenchReport {
         writeln!(f)?;
         writeln!(
             f,
-            "Referee: instant bots (arena bot-first) over pipes, {}-ply toy game, bots kept",
+            "Referee: instant bots over pipes, {}-ply toy game, bots kept",
             r.plies_per_game
         )?;
         writeln!(
@@ -1143,6 +1226,11 @@ impl fmt::Display for BenchReport {
             f,
             "  fresh bots {:.2} ms/game, kept bots {:.2} ms/game: starting two bots costs {:.2} ms/game",
             s.fresh_ms_per_game, s.kept_ms_per_game, s.start_ms_per_game
+        )?;
+        writeln!(
+            f,
+            "  fresh arena bot-first (Rust) bots {:.2} ms/game",
+            s.rust_fresh_ms_per_game
         )?;
         write!(
             f,

@@ -22,10 +22,11 @@ fn number(v: &Value, path: &str) -> f64 {
     x
 }
 
-#[test]
-fn quick_json_has_every_figure() {
+/// `arena bench --quick --json` with `CC` set to `cc`, as one JSON value.
+fn quick_bench(cc: &str) -> Value {
     let out = Command::new(ARENA)
         .args(["bench", "--quick", "--json"])
+        .env("CC", cc)
         .output()
         .expect("arena runs");
     assert!(
@@ -33,7 +34,24 @@ fn quick_json_has_every_figure() {
         "arena bench failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let v: Value = serde_json::from_slice(&out.stdout).expect("one JSON object on stdout");
+    serde_json::from_slice(&out.stdout).expect("one JSON object on stdout")
+}
+
+fn has_c_compiler() -> bool {
+    Command::new("cc")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn quick_json_has_every_figure() {
+    let v = quick_bench("cc");
+    // The leanest instant bot: the C one wherever there is a compiler.
+    let bot = v["instant_bot"].as_str().expect("instant_bot is text");
+    if has_c_compiler() {
+        assert!(bot.starts_with("bots/c/first_legal.c"), "{bot}");
+    }
     for path in [
         "machine.cores",
         "machine.load_average.0",
@@ -73,6 +91,7 @@ fn quick_json_has_every_figure() {
         "process_start.games",
         "process_start.fresh_ms_per_game",
         "process_start.kept_ms_per_game",
+        "process_start.rust_fresh_ms_per_game",
         "process_start.start_ms_per_game",
     ] {
         number(&v, path);
@@ -100,4 +119,16 @@ fn quick_json_has_every_figure() {
     }
     // Without --pingpong the C figures are absent (null), not made up.
     assert!(v["pipe"]["c_rt_us"].is_null());
+}
+
+/// Without a C compiler the bench still runs every section, with the Rust
+/// instant bot, and says why.
+#[test]
+fn without_a_c_compiler_the_rust_bot_plays() {
+    let v = quick_bench("/nonexistent/cc");
+    let bot = v["instant_bot"].as_str().expect("instant_bot is text");
+    assert!(bot.starts_with("arena bot-first"), "{bot}");
+    assert!(bot.contains("/nonexistent/cc"), "{bot}");
+    number(&v, "tournament.games_per_sec_cn");
+    number(&v, "process_start.fresh_ms_per_game");
 }
