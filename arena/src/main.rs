@@ -53,6 +53,10 @@ enum Command {
     BotFirst,
     /// Measures engines, referee, tournaments and process starts on this
     /// machine, beside the pipe round trip and the targets.
+    ///
+    /// The instant bot of the referee, tournament and process-start sections
+    /// is bots/c/first_legal.c (built into arena), compiled with $CC (default
+    /// cc); without a C compiler it is `arena bot-first`, and the output says so.
     Bench(BenchArgs),
     /// The echo child of `arena bench`'s pipe floor: answers `go` with
     /// `move 3` (as pingpong.c's child).
