@@ -54,7 +54,7 @@ pub struct BenchOptions {
     /// Games of the tournament round robin at each concurrency, split over
     /// the rounds (rounded to whole pairs over the 10 pairings of 5 bots).
     pub tournament_games: u32,
-    /// `shared/bench/pingpong.c`: compiled with gcc and run beside the Rust floor.
+    /// `shared/bench/pingpong.c`: compiled ([`CProgram`]) and run beside the Rust floor.
     pub pingpong: Option<PathBuf>,
     /// Seconds of random playouts per engine.
     pub engine_seconds: f64,
@@ -107,15 +107,42 @@ pub struct InstantBot {
     /// What it is and where it came from, for the report.
     pub description: String,
     /// The compiled C bot, removed when the last clone goes.
-    _built: Option<Arc<RemoveOnDrop>>,
+    _built: Option<Arc<CProgram>>,
 }
 
+/// A C program compiled with `$CC` (default `cc`) `-O2` into the temporary
+/// directory; the executable is removed when this is dropped.
 #[derive(Debug)]
-struct RemoveOnDrop(PathBuf);
+pub struct CProgram {
+    pub exe: PathBuf,
+    /// The compiler that built it.
+    pub cc: String,
+}
 
-impl Drop for RemoveOnDrop {
+impl CProgram {
+    pub fn build(source: &Path, name: &str) -> Result<CProgram, String> {
+        let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+        let exe = std::env::temp_dir().join(format!("arena-bench-{name}-{}", std::process::id()));
+        let out = Command::new(&cc)
+            .args(["-O2", "-o"])
+            .arg(&exe)
+            .arg(source)
+            .output()
+            .map_err(|e| format!("cannot run {cc}: {e}"))?;
+        if !out.status.success() {
+            return Err(format!(
+                "{cc} failed on {}: {}",
+                source.display(),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        Ok(CProgram { exe, cc })
+    }
+}
+
+impl Drop for CProgram {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
+        let _ = std::fs::remove_file(&self.exe);
     }
 }
 
@@ -132,34 +159,23 @@ impl InstantBot {
         }
     }
 
-    /// `bots/c/first_legal.c --first`, compiled with `$CC` (default `cc`)
-    /// into the temporary directory.
+    /// `bots/c/first_legal.c --first`, compiled with [`CProgram`].
     pub fn c() -> Result<InstantBot, String> {
-        let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-        let base =
-            std::env::temp_dir().join(format!("arena-bench-first_legal-{}", std::process::id()));
-        let source = base.with_extension("c");
+        let source =
+            std::env::temp_dir().join(format!("arena-bench-first_legal-{}.c", std::process::id()));
         std::fs::write(&source, FIRST_LEGAL_C)
             .map_err(|e| format!("cannot write {}: {e}", source.display()))?;
-        let built = RemoveOnDrop(base);
-        let out = Command::new(&cc)
-            .args(["-O2", "-std=c11", "-o"])
-            .arg(&built.0)
-            .arg(&source)
-            .output();
+        let built = CProgram::build(&source, "first_legal");
         let _ = std::fs::remove_file(&source);
-        match out {
-            Ok(o) if o.status.success() => Ok(InstantBot {
-                command: vec![built.0.display().to_string(), "--first".into()],
-                description: format!("bots/c/first_legal.c --first (C, built with {cc} -O2)"),
-                _built: Some(Arc::new(built)),
-            }),
-            Ok(o) => Err(format!(
-                "{cc} failed on first_legal.c: {}",
-                String::from_utf8_lossy(&o.stderr).trim()
-            )),
-            Err(e) => Err(format!("cannot run {cc}: {e}")),
-        }
+        let built = built?;
+        Ok(InstantBot {
+            command: vec![built.exe.display().to_string(), "--first".into()],
+            description: format!(
+                "bots/c/first_legal.c --first (C, built with {} -O2)",
+                built.cc
+            ),
+            _built: Some(Arc::new(built)),
+        })
     }
 
     /// The C bot, else `arena bot-first` with the reason in its description.
@@ -230,7 +246,7 @@ pub struct PipeFloor {
     pub rt_us: f64,
     pub rt_p50_us: f64,
     pub rt_p99_us: f64,
-    /// The same from `pingpong.c rt` when asked for and gcc is there.
+    /// The same from `pingpong.c rt` when asked for.
     pub c_rt_us: Option<f64>,
     /// ms to start the echo child, one round trip, `quit`, wait.
     pub session_ms: f64,
@@ -502,21 +518,6 @@ pub fn sessions(arena: &Path, n: u64) -> Result<f64, String> {
     Ok(t0.elapsed().as_secs_f64() * 1e3 / n as f64)
 }
 
-/// Compiles `pingpong.c` with `gcc -O2` into the temporary directory.
-pub fn build_pingpong(source: &Path) -> Result<PathBuf, String> {
-    let out = std::env::temp_dir().join(format!("arena-pingpong-{}", std::process::id()));
-    let status = Command::new("gcc")
-        .args(["-O2", "-o"])
-        .arg(&out)
-        .arg(source)
-        .status()
-        .map_err(|e| format!("cannot run gcc for {}: {e}", source.display()))?;
-    if !status.success() {
-        return Err(format!("gcc failed on {}", source.display()));
-    }
-    Ok(out)
-}
-
 /// The number after `mean=` in the output of `pingpong MODE N`.
 fn pingpong_mean(bin: &Path, mode: &str, n: u64, unit: &str) -> Option<f64> {
     let out = Command::new(bin)
@@ -532,21 +533,19 @@ fn pingpong_mean(bin: &Path, mode: &str, n: u64, unit: &str) -> Option<f64> {
 pub fn pipe_floor(opts: &BenchOptions) -> Result<PipeFloor, String> {
     let n = opts.rt_count();
     let sessions_n = if opts.quick { 20 } else { 500 };
-    let c = match &opts.pingpong {
-        Some(src) => Some(build_pingpong(src)?),
-        None => None,
-    };
+    let c = opts
+        .pingpong
+        .as_deref()
+        .map(|src| CProgram::build(src, "pingpong"))
+        .transpose()
+        .map_err(|e| format!("--pingpong: {e}"))?;
+    let c = c.as_ref().map(|p| p.exe.as_path());
     // The C figure first and last around the Rust one would be fairer on a
     // drifting load; once each, interleaved, keeps the run short.
-    let c_rt_us = c.as_deref().and_then(|b| pingpong_mean(b, "rt", n, "us"));
+    let c_rt_us = c.and_then(|b| pingpong_mean(b, "rt", n, "us"));
     let (rt_us, rt_p50_us, rt_p99_us) = round_trips(&opts.arena, n)?;
     let session_ms = sessions(&opts.arena, sessions_n)?;
-    let c_session_ms = c
-        .as_deref()
-        .and_then(|b| pingpong_mean(b, "session", sessions_n, "ms"));
-    if let Some(b) = c {
-        let _ = std::fs::remove_file(b);
-    }
+    let c_session_ms = c.and_then(|b| pingpong_mean(b, "session", sessions_n, "ms"));
     Ok(PipeFloor {
         round_trips: n,
         rt_us,

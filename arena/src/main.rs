@@ -76,7 +76,7 @@ struct BenchArgs {
     /// [default: 1000; 40 in one round with --quick].
     #[arg(long)]
     games: Option<u32>,
-    /// shared/bench/pingpong.c: compile it with gcc and show its round trip
+    /// shared/bench/pingpong.c: compile it with $CC (default cc) and show its round trip
     /// and session figures beside arena's own.
     #[arg(long, value_name = "PATH")]
     pingpong: Option<PathBuf>,
