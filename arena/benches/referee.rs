@@ -1,8 +1,8 @@
 //! The referee's own cost per decision, with instantly answering bots (the
 //! C first-legal bot, or `arena bot-first` without a C compiler; separate
-//! processes on pipes), beside the pipe
-//! round trip measured in the same run: a thin wrapper over the referee,
-//! pipe-floor and process-start sections of `arena bench` (`arena::bench`).
+//! processes on pipes), beside the pipe round trip measured in the same run:
+//! a thin wrapper over the referee, pipe-floor and process-start sections of
+//! `arena bench` (`arena::bench`).
 //!
 //!     cargo bench --bench referee            # PINGPONG_C=/path/to/pingpong.c to add the C floor
 

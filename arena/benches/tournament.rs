@@ -2,8 +2,8 @@
 //! instant bots (the C first-legal bot, or `arena bot-first` without a C
 //! compiler; fresh processes for every game, full journaling with fsync),
 //! 1,000 games at concurrency 1 and 1,000 at the number of cores in 5
-//! rounds, the speed-up, and the referee's peak memory per concurrent game. A thin wrapper over the tournament section of
-//! `arena bench`:
+//! rounds, the speed-up, and the referee's peak memory per concurrent game.
+//! A thin wrapper over the tournament section of `arena bench`:
 //!
 //!     cargo bench -p arena --bench tournament
 //!

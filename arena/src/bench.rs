@@ -20,6 +20,7 @@ use std::fmt;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -122,7 +123,7 @@ pub struct CProgram {
 impl CProgram {
     pub fn build(source: &Path, name: &str) -> Result<CProgram, String> {
         let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-        let exe = std::env::temp_dir().join(format!("arena-bench-{name}-{}", std::process::id()));
+        let exe = temp_path(name);
         let out = Command::new(&cc)
             .args(["-O2", "-o"])
             .arg(&exe)
@@ -138,6 +139,14 @@ impl CProgram {
         }
         Ok(CProgram { exe, cc })
     }
+}
+
+/// A path in the temporary directory that no other call returns, so that
+/// removing one file never removes another's.
+fn temp_path(name: &str) -> PathBuf {
+    static CALLS: AtomicU64 = AtomicU64::new(0);
+    let n = CALLS.fetch_add(1, Ordering::Relaxed);
+    std::env::temp_dir().join(format!("arena-bench-{}-{n}-{name}", std::process::id()))
 }
 
 impl Drop for CProgram {
@@ -161,8 +170,7 @@ impl InstantBot {
 
     /// `bots/c/first_legal.c --first`, compiled with [`CProgram`].
     pub fn c() -> Result<InstantBot, String> {
-        let source =
-            std::env::temp_dir().join(format!("arena-bench-first_legal-{}.c", std::process::id()));
+        let source = temp_path("first_legal.c");
         std::fs::write(&source, FIRST_LEGAL_C)
             .map_err(|e| format!("cannot write {}: {e}", source.display()))?;
         let built = CProgram::build(&source, "first_legal");
