@@ -591,14 +591,11 @@ stderr_kb = 64
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 
-    let mut left = procs::with_cmdline(&tag);
-    for _ in 0..50 {
-        if left.is_empty() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-        left = procs::with_cmdline(&tag);
-    }
+    let left = procs::settle(
+        Duration::from_secs(5),
+        || procs::with_cmdline(&tag),
+        Vec::is_empty,
+    );
     assert!(left.is_empty(), "bot processes left behind: {left:?}");
     assert!(peak > 0 && peak < 200 * 1024, "referee peak RSS {peak} kB");
     eprintln!(

@@ -608,13 +608,12 @@ fn interrupting_the_referee_kills_its_bots() {
         .spawn()
         .unwrap();
     let start = Instant::now();
-    while procs::with_cmdline(&marker).len() < 2 {
-        assert!(
-            start.elapsed() < Duration::from_secs(10),
-            "bots never started"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let up = procs::settle(
+        Duration::from_secs(10),
+        || procs::with_cmdline(&marker),
+        |bots| bots.len() >= 2,
+    );
+    assert!(up.len() >= 2, "bots never started: {up:?}");
     std::thread::sleep(Duration::from_millis(200));
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(child.id() as i32),
@@ -624,15 +623,12 @@ fn interrupting_the_referee_kills_its_bots() {
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(130));
     assert!(start.elapsed() < Duration::from_secs(10));
-    let start = Instant::now();
-    while !procs::with_cmdline(&marker).is_empty() {
-        assert!(
-            start.elapsed() < Duration::from_secs(2),
-            "bots left: {:?}",
-            procs::with_cmdline(&marker)
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let left = procs::settle(
+        Duration::from_secs(2),
+        || procs::with_cmdline(&marker),
+        Vec::is_empty,
+    );
+    assert!(left.is_empty(), "bots left: {left:?}");
     let _ = std::fs::remove_dir_all(&out);
 }
 

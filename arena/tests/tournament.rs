@@ -26,7 +26,12 @@ fn the_survivor_scan_sees_a_tagged_process_until_it_is_reaped() {
         .env("ARENA_TEST_TAG", unique_tag("scan"))
         .spawn()
         .unwrap();
-    assert_eq!(procs::with_env(&entry), vec![child.id() as i32]);
+    let seen = procs::settle(
+        Duration::from_secs(10),
+        || procs::with_env(&entry),
+        |pids| !pids.is_empty(),
+    );
+    assert_eq!(seen, vec![child.id() as i32]);
     child.kill().unwrap();
     child.wait().unwrap();
     assert_eq!(procs::with_env(&entry), Vec::<i32>::new());
@@ -114,15 +119,15 @@ fn resume_after_sigkill_plays_only_what_is_missing() {
 
     // Bots run in their own process groups: with arena gone they see their
     // input close and exit. None may be left behind.
-    let start = Instant::now();
-    while !procs::with_env(&format!("ARENA_TEST_TAG={tag}")).is_empty() {
-        assert!(
-            start.elapsed() < Duration::from_secs(10),
-            "bot processes survived the killed run: {:?}",
-            procs::with_env(&format!("ARENA_TEST_TAG={tag}"))
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let left = procs::settle(
+        Duration::from_secs(10),
+        || procs::with_env(&format!("ARENA_TEST_TAG={tag}")),
+        Vec::is_empty,
+    );
+    assert!(
+        left.is_empty(),
+        "bot processes survived the killed run: {left:?}"
+    );
 
     // Without --resume the directory is not overwritten.
     let refused = arena(&[
@@ -347,14 +352,12 @@ fn ctrl_c_stops_cleanly_and_resume_finishes() {
         "{err}"
     );
     // The bots of the games in flight were killed, not left behind.
-    let start = Instant::now();
-    while !procs::with_env(&format!("ARENA_TEST_TAG={tag}")).is_empty() {
-        assert!(
-            start.elapsed() < Duration::from_secs(3),
-            "bots survived Ctrl-C"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let left = procs::settle(
+        Duration::from_secs(3),
+        || procs::with_env(&format!("ARENA_TEST_TAG={tag}")),
+        Vec::is_empty,
+    );
+    assert!(left.is_empty(), "bots survived Ctrl-C: {left:?}");
     tournament(&config, &out, &["--resume"]);
     assert_same_results(&whole, &out);
 }

@@ -2,6 +2,22 @@
 #![allow(dead_code)]
 
 use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// Probes until `done` holds or `within` has passed, and returns the last
+/// probe. `/proc` lags the processes it shows: `Command::spawn` returns while
+/// the child's exec is still in flight, and until it ends the child's
+/// environment and command line read empty.
+pub fn settle<T>(within: Duration, mut probe: impl FnMut() -> T, done: impl Fn(&T) -> bool) -> T {
+    let start = Instant::now();
+    loop {
+        let seen = probe();
+        if done(&seen) || start.elapsed() >= within {
+            return seen;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
 
 /// Live processes (zombies excluded) whose command line (NULs as spaces)
 /// holds `needle`: their pids and command lines.
