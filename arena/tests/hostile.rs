@@ -211,14 +211,13 @@ async fn every_hostile_bot_loses_with_its_reason_and_leaves_nothing_behind() {
 
     // No bot process remains: leaders, children, grandchildren.
     let marker = marker();
-    let mut left = procs::with_cmdline(&marker);
-    for _ in 0..50 {
-        if left.is_empty() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        left = procs::with_cmdline(&marker);
-    }
+    let left = tokio::task::block_in_place(|| {
+        procs::settle(
+            Duration::from_secs(5),
+            || procs::with_cmdline(&marker),
+            Vec::is_empty,
+        )
+    });
     assert!(left.is_empty(), "bot processes left behind: {left:?}");
 
     let peak = peak_rss_kb();
