@@ -195,8 +195,11 @@ impl InstantBot {
         })
     }
 
+    /// The bot unsandboxed: these figures are the referee's own cost.
     fn spec(&self, name: &str) -> Arc<BotSpec> {
-        Arc::new(BotSpec::new(name, self.command.clone()))
+        let mut spec = BotSpec::new(name, self.command.clone());
+        spec.sandbox = crate::bot::Sandbox::None;
+        Arc::new(spec)
     }
 }
 
@@ -655,6 +658,7 @@ fn setup(game: Arc<dyn AnyGame>, index: u64) -> GameSetup {
             time: None,
             inc: Duration::ZERO,
             margin: Duration::from_millis(50),
+            ponder: false,
         },
         log_dir: None,
     }
@@ -755,7 +759,7 @@ pub fn referee(opts: &BenchOptions, pipe: &PipeFloor) -> Result<RefereeFigures, 
     let rounds = if opts.quick { 1 } else { 5 };
     let single = runtime(None);
     let multi = runtime(Some(2));
-    let lanes = Lanes::start(2).map_err(|e| format!("bench: cannot start threads: {e}"))?;
+    let lanes = Lanes::start(2, false).map_err(|e| format!("bench: cannot start threads: {e}"))?;
     let (mut c1, mut c2, mut c2m, mut c2s) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let toy_run = |rt: &tokio::runtime::Runtime, concurrency, lanes| {
         rt.block_on(per_move(&opts.bot, toy.clone(), concurrency, games, lanes))
@@ -850,6 +854,8 @@ fn tournament_once(
         overwrite: true,
         shard: None,
         progress: ProgressMode::Quiet,
+        affinity: false,
+        warnings: Vec::new(),
     };
     reset_peak();
     let before = status_kib("VmRSS:").unwrap_or(0.0);
@@ -901,6 +907,7 @@ pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, String
         games: per_pairing,
         seed: 1,
         random_opening_plies: 0,
+        ponder: false,
         time_control: crate::config::TimeControl {
             movetime_ms: Some(1000),
             time_ms: None,
@@ -923,16 +930,14 @@ pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, String
     let dir = std::env::temp_dir().join(format!("arena-bench-{}", std::process::id()));
     let player = |run_dir: PathBuf| RefereePlayer {
         game: game.clone(),
-        bots: names
-            .iter()
-            .map(|n| Arc::new(BotSpec::new(n.clone(), command.clone())))
-            .collect(),
+        bots: names.iter().map(|n| opts.bot.spec(n)).collect(),
         commands: vec![command.clone(); bots],
         time: TimeControl {
             movetime: Some(Duration::from_secs(1)),
             time: None,
             inc: Duration::ZERO,
             margin: Duration::from_millis(50),
+            ponder: false,
         },
         limits: Limits::default(),
         opening_plies: 0,

@@ -1,6 +1,8 @@
-//! Bot processes: spawning (argv only, own process group, piped stdin and
-//! stdout, stderr drained into a capped log file), a capped line reader, the
-//! `arena 1`/`ready` handshake, deadline-aware reads, and kill escalation.
+//! Bot processes: spawning (argv only, a session of its own, piped stdin and
+//! stdout, stderr drained into a capped log file, under the sandbox and
+//! containment of [`crate::process`]), a capped line reader, the
+//! `arena 1`/`ready` handshake, deadline-aware reads, freezing, and kill
+//! escalation.
 //!
 //! Everything a bot does wrong comes back as a [`BotFailure`] (a game result
 //! for the referee), never as a panic. Only a command that cannot be started
@@ -24,6 +26,11 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
+use crate::process;
+use crate::process::cgroup::Cgroup;
+use crate::process::members::Members;
+use crate::process::sandbox::{self, Plan, PrivateDir};
+use crate::process::watchdog::{self, Watch};
 use crate::protocol::{self, FromBot, LineError, ToBot, MAX_LINE};
 use crate::record::Reason;
 
@@ -31,9 +38,9 @@ use crate::record::Reason;
 /// working directory and extra environment variables.
 ///
 /// The bot does not inherit the referee's environment: it gets `PATH` (the
-/// referee's, to find interpreters), `HOME` (its working directory),
-/// `LANG=C.UTF-8`, and `env` — nothing else, so no secret of the referee's
-/// environment reaches it.
+/// referee's, to find interpreters), `HOME` and `TMPDIR` (its private
+/// directory), `LANG=C.UTF-8`, and `env` — nothing else, so no secret of the
+/// referee's environment reaches it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BotSpec {
     pub name: String,
@@ -45,7 +52,8 @@ pub struct BotSpec {
     pub sandbox: Sandbox,
 }
 
-/// Per-bot operating-system limits (`setrlimit` in the child before `exec`;
+/// Per-bot limits: resident memory (watched by [`crate::process::watchdog`])
+/// and operating-system limits (`setrlimit` in the child before `exec`;
 /// they bind the bot and every process it starts). `None`: unlimited (the
 /// referee's own limit is inherited).
 ///
@@ -53,13 +61,17 @@ pub struct BotSpec {
 /// when `processes` is set and the referee runs as root, the bot runs as an
 /// unprivileged user of its own: a uid (and gid) from a range no account
 /// uses ([`BOT_UIDS`]), a fresh one for every bot process, with no
-/// supplementary groups. Its count is then its own, not shared with other
-/// bots. The bot's command must be readable and executable by others, and
-/// its working directory writable by others if it writes there.
+/// supplementary groups (a sandboxed bot always does, when arena is root).
+/// Its count is then its own, not shared with other bots. The bot's command
+/// must be readable and executable by others.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ResourceLimits {
-    /// Address space (`RLIMIT_AS`), bytes: allocations beyond fail.
+    /// Resident memory of all the bot's processes together, bytes: over it
+    /// the bot is killed (and loses with `crash`, `memory limit (N MB)`).
     pub memory_bytes: Option<u64>,
+    /// Address space of each process (`RLIMIT_AS`), bytes: allocations
+    /// beyond fail.
+    pub address_space_bytes: Option<u64>,
     /// CPU time (`RLIMIT_CPU`), seconds: SIGXCPU, then SIGKILL a second later.
     pub cpu_seconds: Option<u64>,
     /// Processes of the bot's user (`RLIMIT_NPROC`): `fork` fails beyond.
@@ -72,21 +84,6 @@ pub struct ResourceLimits {
     pub stderr_bytes: Option<u64>,
 }
 
-impl ResourceLimits {
-    /// Whether any limit must be set in the child with `setrlimit`.
-    fn any_rlimit(&self) -> bool {
-        [
-            self.memory_bytes,
-            self.cpu_seconds,
-            self.processes,
-            self.open_files,
-            self.file_size_bytes,
-        ]
-        .iter()
-        .any(Option::is_some)
-    }
-}
-
 /// [`ResourceLimits`] in the units people write: the `[bots.limits]` keys
 /// of a tournament config and the `arena match` options of the same names.
 /// Zero is refused (it would make the bot unusable; leave a key out for no
@@ -96,9 +93,14 @@ impl ResourceLimits {
 )]
 #[serde(deny_unknown_fields)]
 pub struct LimitSettings {
-    /// Address space of each bot process, in MB (RLIMIT_AS).
+    /// Resident memory of all the bot's processes together, in MB: over it
+    /// the bot is killed and loses (`crash`, `memory limit`).
     #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
     pub memory_mb: Option<u64>,
+    /// Address space of each bot process, in MB (RLIMIT_AS; a JVM needs
+    /// gigabytes of it, prefer --memory-mb).
+    #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
+    pub address_space_mb: Option<u64>,
     /// CPU time of each bot process, in seconds (RLIMIT_CPU).
     #[arg(long, value_name = "S", value_parser = clap::value_parser!(u64).range(1..))]
     pub cpu_seconds: Option<u64>,
@@ -122,6 +124,7 @@ impl LimitSettings {
     pub fn resources(&self) -> Result<ResourceLimits, String> {
         let keys = [
             ("memory_mb", self.memory_mb),
+            ("address_space_mb", self.address_space_mb),
             ("cpu_seconds", self.cpu_seconds),
             ("processes", self.processes),
             ("open_files", self.open_files),
@@ -136,6 +139,7 @@ impl LimitSettings {
         let mb = |v: Option<u64>| v.map(|v| v.saturating_mul(1 << 20));
         Ok(ResourceLimits {
             memory_bytes: mb(self.memory_mb),
+            address_space_bytes: mb(self.address_space_mb),
             cpu_seconds: self.cpu_seconds,
             processes: self.processes,
             open_files: self.open_files,
@@ -145,43 +149,8 @@ impl LimitSettings {
     }
 }
 
-/// How a bot process is confined beyond its [`ResourceLimits`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Sandbox {
-    /// A plain child process.
-    #[default]
-    None,
-    /// Under bubblewrap (`bwrap`): no network, the whole filesystem
-    /// read-only except the bot's working directory (and a private `/tmp`),
-    /// its own PID and IPC namespaces, killed when the referee dies.
-    Bwrap,
-}
-
-impl std::str::FromStr for Sandbox {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "none" | "" => Ok(Sandbox::None),
-            "bwrap" => Ok(Sandbox::Bwrap),
-            _ => Err(format!("unknown sandbox `{s}` (none or bwrap)")),
-        }
-    }
-}
-
-/// The uids (and gids) bots run as when they must not be root: a range
-/// above any account (see [`ResourceLimits`]).
-pub const BOT_UIDS: std::ops::Range<u32> = 1_500_000_000..2_000_000_000;
-
-/// A uid for the next bot that must not run as root: distinct within this
-/// process, and (by the process id) across referees running at once, whose
-/// bots would otherwise share a process count.
-fn next_bot_uid() -> u32 {
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed) & 0xfff;
-    let slot = ((std::process::id() as u64) << 12 | n) % u64::from(BOT_UIDS.end - BOT_UIDS.start);
-    BOT_UIDS.start + slot as u32
-}
+pub use crate::process::sandbox::Sandbox;
+pub use crate::process::{next_bot_uid, BOT_UIDS};
 
 impl BotSpec {
     pub fn new(name: impl Into<String>, command: Vec<String>) -> Self {
@@ -191,7 +160,7 @@ impl BotSpec {
             cwd: None,
             env: Vec::new(),
             resources: ResourceLimits::default(),
-            sandbox: Sandbox::None,
+            sandbox: Sandbox::default(),
         }
     }
 
@@ -322,6 +291,9 @@ pub struct Limits {
     pub write_stall: Duration,
     /// Bytes of stderr kept per log file; the rest is read and discarded.
     pub log_cap: u64,
+    /// Paths a sandboxed bot must not see even inside a directory it sees
+    /// (the run directory, when it lies in a bot's program directory).
+    pub hide: Vec<PathBuf>,
 }
 
 impl Default for Limits {
@@ -331,35 +303,12 @@ impl Default for Limits {
             grace: Duration::from_millis(200),
             write_stall: Duration::from_secs(5),
             log_cap: 1 << 20,
+            hide: Vec::new(),
         }
     }
 }
 
-/// `PATH` for bots when the referee has none.
-const SAFE_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
-
-/// `program` as a path std can hand to `posix_spawn`: a bare name is looked
-/// up in `path` (the `PATH` the bot gets, which is the referee's), because
-/// std falls back to `fork` for a bare name when the child's `PATH` is set,
-/// and `fork` of a busy multi-threaded referee (page tables copied, then
-/// copy-on-write faults) cost a tenth of a fast tournament's CPU time. Names
-/// not found are left as they are, for `spawn` to report.
-fn resolve(program: &std::ffi::OsStr, path: &std::ffi::OsStr) -> PathBuf {
-    use std::os::unix::fs::PermissionsExt;
-    if program.as_encoded_bytes().contains(&b'/') {
-        return PathBuf::from(program);
-    }
-    std::env::split_paths(path)
-        .filter(|dir| dir.is_absolute())
-        .map(|dir| dir.join(program))
-        .find(|p| {
-            p.metadata()
-                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        })
-        .unwrap_or_else(|| PathBuf::from(program))
-}
-
-/// Sets the resource limits in the child (between `fork` and `exec`).
+/// Sets the limits in the child (between `fork` and `exec`).
 fn apply_rlimits(res: &ResourceLimits) -> io::Result<()> {
     use nix::sys::resource::{setrlimit, Resource};
     let set = |r: Resource, v: Option<u64>| -> io::Result<()> {
@@ -368,7 +317,7 @@ fn apply_rlimits(res: &ResourceLimits) -> io::Result<()> {
             None => Ok(()),
         }
     };
-    set(Resource::RLIMIT_AS, res.memory_bytes)?;
+    set(Resource::RLIMIT_AS, res.address_space_bytes)?;
     // The soft limit sends SIGXCPU; the hard one, a second later, SIGKILL.
     if let Some(cpu) = res.cpu_seconds {
         setrlimit(Resource::RLIMIT_CPU, cpu, cpu.saturating_add(1)).map_err(io::Error::from)?;
@@ -377,32 +326,6 @@ fn apply_rlimits(res: &ResourceLimits) -> io::Result<()> {
     set(Resource::RLIMIT_NOFILE, res.open_files)?;
     set(Resource::RLIMIT_FSIZE, res.file_size_bytes)?;
     Ok(())
-}
-
-/// bubblewrap's options for a bot working in `cwd`: every namespace
-/// unshared (no network: only a loopback of its own), `/` read-only, a
-/// fresh `/dev` and `/proc`, `cwd` writable (and the bot's `TMPDIR`), and
-/// death with the referee. No `--new-session`: the bot stays in the process
-/// group the referee kills. `/tmp` stays the host's, read-only: a fresh
-/// tmpfs there would hide bots and checkouts that live under `/tmp`.
-pub fn bwrap_args(cwd: &Path) -> Vec<std::ffi::OsString> {
-    let mut a: Vec<std::ffi::OsString> = [
-        "--unshare-all",
-        "--die-with-parent",
-        "--ro-bind",
-        "/",
-        "/",
-        "--dev",
-        "/dev",
-        "--proc",
-        "/proc",
-    ]
-    .iter()
-    .map(Into::into)
-    .collect();
-    a.extend(["--bind".into(), cwd.into(), cwd.into()]);
-    a.extend(["--chdir".into(), cwd.into()]);
-    a
 }
 
 // ---------------------------------------------------------------------------
@@ -556,6 +479,10 @@ fn memchr(needle: u8, haystack: &[u8]) -> Option<usize> {
 /// no file) are read and dropped so the bot never blocks on stderr. The file
 /// is created at the first byte: most bots write nothing, and creating two
 /// empty files per game was a fifth of a fast tournament's CPU time.
+///
+/// A bot may have planted a link where its log will be: the file is made
+/// new (`O_EXCL`), never through a link (`O_NOFOLLOW`, in a directory
+/// opened without following links), mode 0600.
 #[derive(Debug, Default)]
 struct LogSink {
     path: Option<PathBuf>,
@@ -565,14 +492,49 @@ struct LogSink {
     noted: bool,
 }
 
+/// Opens the directory of `path` (made if missing, mode 0700) without
+/// following a link, and gives the file's name in it.
+fn log_dir(path: &Path) -> io::Result<(std::os::fd::OwnedFd, &std::ffi::OsStr)> {
+    use nix::fcntl::{open, OFlag};
+    use std::os::unix::fs::DirBuilderExt as _;
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a file path",
+        ));
+    };
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)?;
+    let flags = OFlag::O_DIRECTORY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC | OFlag::O_RDONLY;
+    let fd = open(dir, flags, nix::sys::stat::Mode::empty())?;
+    Ok((fd, name))
+}
+
+/// Removes the file at `path` (never what a link there points to).
+fn remove_log(path: &Path) {
+    if let Ok((dir, name)) = log_dir(path) {
+        let _ = nix::unistd::unlinkat(&dir, name, nix::unistd::UnlinkatFlags::NoRemoveDir);
+    }
+}
+
+/// Creates the log file at `path`: new, mode 0600, never through a link.
+fn create_log(path: &Path) -> io::Result<std::fs::File> {
+    use nix::fcntl::{openat, OFlag};
+    let (dir, name) = log_dir(path)?;
+    let flags =
+        OFlag::O_WRONLY | OFlag::O_CREAT | OFlag::O_EXCL | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
+    let mode = nix::sys::stat::Mode::from_bits_truncate(0o600);
+    let fd = openat(&dir, name, flags, mode)?;
+    Ok(std::fs::File::from(fd))
+}
+
 impl LogSink {
     fn write(&mut self, data: &[u8]) {
         if self.file.is_none() {
             let Some(path) = &self.path else { return };
-            if let Some(dir) = path.parent() {
-                let _ = std::fs::create_dir_all(dir);
-            }
-            match std::fs::File::create(path) {
+            match create_log(path) {
                 Ok(f) => self.file = Some(f),
                 Err(_) => {
                     self.path = None;
@@ -618,11 +580,14 @@ fn spawn_drain(
 // ---------------------------------------------------------------------------
 // The bot.
 
-/// One running bot process (and its process group).
+/// One running bot process (and everything it starts).
 pub struct Bot {
     pub spec: Arc<BotSpec>,
     child: Child,
     pgid: i32,
+    members: Arc<Members>,
+    memory: Option<Arc<Watch>>,
+    frozen: bool,
     stdin: Option<ChildStdin>,
     reader: LineReader<ChildStdout>,
     log: Arc<Mutex<LogSink>>,
@@ -636,6 +601,9 @@ pub struct Bot {
     failed: Option<BotFailure>,
     exited: bool,
     done: bool,
+    /// Its `HOME`, `TMPDIR` (and, sandboxed, working directory): removed
+    /// after the bot is gone (fields drop after [`Bot`]'s `drop`).
+    _private: PrivateDir,
 }
 
 impl std::fmt::Debug for Bot {
@@ -651,6 +619,11 @@ impl std::fmt::Debug for Bot {
 impl Bot {
     /// Starts the process only (no handshake). An error here means the
     /// command cannot be run at all. Must be called within a tokio runtime.
+    ///
+    /// The bot leads a session of its own (no controlling terminal, so no
+    /// keystrokes into the user's shell), enters its cgroup before `exec`
+    /// where there are cgroups, gets its limits, and runs under bubblewrap
+    /// or, unsandboxed, with no new privileges.
     pub fn spawn(spec: Arc<BotSpec>, limits: &Limits, log: Option<&Path>) -> io::Result<Bot> {
         let Some((program, args)) = spec.command.split_first() else {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, "empty command"));
@@ -659,55 +632,104 @@ impl Bot {
             Some(dir) => dir.clone(),
             None => std::env::current_dir()?,
         };
-        let path = std::env::var_os("PATH").unwrap_or(SAFE_PATH.into());
-        let mut cmd = match spec.sandbox {
-            Sandbox::None => {
-                let mut cmd = Command::new(resolve(program.as_ref(), &path));
-                cmd.arg0(program).args(args);
-                cmd
+        let path = std::env::var_os("PATH").unwrap_or(process::SAFE_PATH.into());
+        let sandboxed = match spec.sandbox {
+            Sandbox::Bwrap => true,
+            Sandbox::None => false,
+            Sandbox::Auto => {
+                let (s, warning) = sandbox::resolve(Sandbox::Auto).map_err(io::Error::other)?;
+                if let Some(w) = warning {
+                    warn_once(&w);
+                }
+                s == Sandbox::Bwrap
             }
-            Sandbox::Bwrap => {
-                let mut cmd = Command::new(resolve("bwrap".as_ref(), &path));
-                cmd.arg0("bwrap")
-                    .args(bwrap_args(&cwd))
-                    .arg("--")
-                    .arg(program)
-                    .args(args);
-                cmd
+        };
+        let root = nix::unistd::geteuid().is_root();
+        // As root, a sandboxed bot, and one whose process count is limited
+        // (root ignores RLIMIT_NPROC), run under a uid of their own.
+        let uid =
+            (root && (sandboxed || spec.resources.processes.is_some())).then(process::next_bot_uid);
+        let private = PrivateDir::create(uid, sandboxed.then_some(cwd.as_path()))?;
+        let mut cmd = if sandboxed {
+            let plan = Plan::new(
+                &spec.command,
+                &cwd,
+                private.path(),
+                &limits.hide,
+                uid,
+                &path,
+            );
+            let bwrap = sandbox::find_on_path("bwrap".as_ref(), &path)
+                .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "bwrap is not on PATH"))?;
+            let mut cmd = Command::new(bwrap);
+            cmd.arg0("bwrap").args(&plan.args).current_dir("/");
+            for (k, v) in &plan.env {
+                cmd.env(k, v);
             }
+            cmd.env("HOME", "/tmp").env("TMPDIR", "/tmp");
+            cmd
+        } else {
+            let exe = sandbox::find_on_path(program.as_ref(), &path)
+                .filter(|_| !program.contains('/'))
+                .unwrap_or_else(|| PathBuf::from(program));
+            let mut cmd = Command::new(exe);
+            cmd.arg0(program).args(args).current_dir(&cwd);
+            cmd.env("HOME", private.path())
+                .env("TMPDIR", private.path());
+            cmd
         };
         cmd.stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
-            .process_group(0)
             .kill_on_drop(false)
-            .current_dir(&cwd)
-            .env_clear()
             .env("PATH", &path)
-            .env("HOME", &cwd)
             .env("LANG", "C.UTF-8");
-        if matches!(spec.sandbox, Sandbox::Bwrap) {
-            // The only writable place inside the sandbox.
-            cmd.env("TMPDIR", &cwd);
-        }
+        // Set before the rest: the bot's own environment must not replace
+        // HOME or TMPDIR (its private directory).
         for (k, v) in &spec.env {
-            cmd.env(k, v);
-        }
-        let res = spec.resources.clone();
-        if res.processes.is_some() && nix::unistd::geteuid().is_root() {
-            let uid = next_bot_uid();
-            cmd.uid(uid).gid(uid);
-        }
-        if res.any_rlimit() {
-            // SAFETY: the closure only calls setrlimit (async-signal-safe)
-            // and allocates nothing.
-            unsafe {
-                cmd.pre_exec(move || apply_rlimits(&res));
+            if k != "HOME" && k != "TMPDIR" {
+                cmd.env(k, v);
             }
         }
-        let mut child = cmd.spawn()?;
+        let cgroup = Cgroup::create();
+        let join = cgroup.as_ref().map(Cgroup::procs_fd);
+        let res = spec.resources.clone();
+        // Unsandboxed, the child drops to its uid itself: after joining the
+        // cgroup, which only root may do.
+        let drop_to = uid.filter(|_| !sandboxed);
+        // SAFETY: between fork and exec the closure makes only
+        // async-signal-safe system calls and allocates nothing.
+        unsafe {
+            cmd.pre_exec(move || {
+                nix::unistd::setsid()?;
+                if let Some(fd) = join {
+                    nix::unistd::write(std::os::fd::BorrowedFd::borrow_raw(fd), b"0")?;
+                }
+                apply_rlimits(&res)?;
+                if let Some(id) = drop_to {
+                    nix::unistd::setgroups(&[])?;
+                    nix::unistd::setgid(nix::unistd::Gid::from_raw(id))?;
+                    nix::unistd::setuid(nix::unistd::Uid::from_raw(id))?;
+                }
+                if !sandboxed {
+                    // bubblewrap sets this for its child itself.
+                    nix::sys::prctl::set_no_new_privs()?;
+                }
+                Ok(())
+            });
+        }
+        let mut child = {
+            let _spawning = process::keeper::spawning();
+            let child = cmd.spawn()?;
+            live_add(child.id().map(|p| p as i32).unwrap_or(0));
+            child
+        };
         let pid = child.id().map(|p| p as i32).unwrap_or(0);
-        live_add(pid);
+        let members = Arc::new(Members::new(pid, cgroup, sandboxed));
+        let memory = spec
+            .resources
+            .memory_bytes
+            .map(|limit| watchdog::watch(&members, limit));
         let stdin = child.stdin.take();
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr = child.stderr.take().expect("stderr is piped");
@@ -720,6 +742,9 @@ impl Bot {
             spec,
             child,
             pgid: pid,
+            members,
+            memory,
+            frozen: false,
             stdin,
             reader: LineReader::new(stdout),
             log: log_sink,
@@ -731,6 +756,7 @@ impl Bot {
             failed: None,
             exited: false,
             done: false,
+            _private: private,
         };
         bot.set_log(log);
         Ok(bot)
@@ -795,7 +821,7 @@ impl Bot {
         if let Some(p) = path {
             // A log left by an interrupted earlier attempt at this game must
             // not pass for this one's.
-            let _ = std::fs::remove_file(p);
+            remove_log(p);
         }
         let mut sink = self.log.lock().unwrap_or_else(|e| e.into_inner());
         sink.path = path.map(Path::to_path_buf);
@@ -812,6 +838,21 @@ impl Bot {
 
     pub fn pid(&self) -> i32 {
         self.pgid
+    }
+
+    /// Stops every process of the bot (`true`: it is not on move and may
+    /// not ponder) or lets them run again. Cheap when nothing changes.
+    pub fn set_frozen(&mut self, frozen: bool) {
+        if self.frozen != frozen && !self.done {
+            self.members.set_frozen(frozen);
+            self.frozen = frozen;
+        }
+    }
+
+    /// CPU time all the bot's processes have used so far (see
+    /// [`Members::cpu_time`]); `None` where it cannot be measured.
+    pub fn cpu_time(&self) -> Option<Duration> {
+        self.members.cpu_time()
     }
 
     /// The failure that made this bot unusable, if any.
@@ -973,6 +1014,12 @@ impl Bot {
             }
             _ => "closed its output".to_string(),
         };
+        if let Some(w) = self.memory.as_ref().filter(|w| w.tripped()) {
+            return BotFailure::new(
+                Reason::Crash,
+                format!("memory limit ({} MB)", w.limit() >> 20),
+            );
+        }
         let detail = if partial > 0 {
             format!("{status} (after an unfinished line of {partial} bytes)")
         } else {
@@ -988,7 +1035,7 @@ impl Bot {
         }
         self.failed
             .get_or_insert(BotFailure::new(Reason::Crash, "killed"));
-        let _ = killpg(Pid::from_raw(self.pgid), Signal::SIGKILL);
+        self.members.kill();
         self.shutdown().await;
     }
 
@@ -999,23 +1046,24 @@ impl Bot {
             return;
         }
         let grace = self.limits.grace;
+        // A frozen bot could not read `quit` or act on SIGTERM.
+        self.set_frozen(false);
         if let Some(mut stdin) = self.stdin.take() {
             if self.failed.is_none() {
                 let _ = tokio::time::timeout(grace, stdin.write_all(b"quit\n")).await;
             }
             drop(stdin); // EOF for bots that read until it
         }
-        let pgid = Pid::from_raw(self.pgid);
         let mut reaped = self.exited && matches!(self.child.try_wait(), Ok(Some(_)));
         if !reaped {
             reaped = tokio::time::timeout(grace, self.child.wait()).await.is_ok();
         }
         if !reaped {
-            let _ = killpg(pgid, Signal::SIGTERM);
+            self.members.signal_group(Signal::SIGTERM);
             reaped = tokio::time::timeout(grace, self.child.wait()).await.is_ok();
         }
-        // Whatever is left of the group (children of the bot included) dies now.
-        let _ = killpg(pgid, Signal::SIGKILL);
+        // Whatever is left (children of the bot included) dies now.
+        self.members.kill();
         if !reaped {
             let _ = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await;
         }
@@ -1032,13 +1080,14 @@ impl Bot {
         }
         live_remove(self.pgid);
         self.done = true;
+        process::keeper::nudge();
     }
 }
 
 impl Drop for Bot {
     fn drop(&mut self) {
         if !self.done {
-            let _ = killpg(Pid::from_raw(self.pgid), Signal::SIGKILL);
+            self.members.kill();
             let _ = self.child.start_kill();
             // Reap the leader here (SIGKILL takes effect within a moment):
             // tokio's orphan queue would only reap it at some later SIGCHLD.
@@ -1052,8 +1101,15 @@ impl Drop for Bot {
                 drain.abort();
             }
             live_remove(self.pgid);
+            process::keeper::nudge();
         }
     }
+}
+
+/// Prints `warning` on stderr, once per process.
+fn warn_once(warning: &str) {
+    static WARNED: std::sync::Once = std::sync::Once::new();
+    WARNED.call_once(|| eprintln!("arena: warning: {warning}"));
 }
 
 /// Polls `fut` once: its output if it is ready at once, else `None` (the

@@ -45,6 +45,10 @@ pub struct TournamentArgs {
     /// Skip the bots' `build` commands (their executables must already exist).
     #[arg(long)]
     pub no_build: bool,
+    /// Pin each concurrent game (its bots and its referee thread) to a CPU
+    /// of its own (round robin over the CPUs arena may use).
+    #[arg(long)]
+    pub affinity: bool,
 }
 
 /// `arena merge DIR...`.
@@ -132,6 +136,11 @@ fn run_tournament(args: &TournamentArgs, path: &Path) -> Result<(), Failure> {
         config.run_builds(args.quiet)
     }
     .map_err(Failure::Config)?;
+    // After the builds, which run unsandboxed as they always did.
+    let (sandboxes, warnings) = config.sandboxes().map_err(Failure::Config)?;
+    for w in &warnings {
+        eprintln!("arena tournament: warning: {w}");
+    }
 
     let game = crate::games::new_game(&config.game, &config.params)
         .expect("validated when the config was loaded");
@@ -152,7 +161,8 @@ fn run_tournament(args: &TournamentArgs, path: &Path) -> Result<(), Failure> {
         bots: config
             .bots
             .iter()
-            .map(|b| {
+            .zip(&sandboxes)
+            .map(|(b, &sandbox)| {
                 let mut command = b.command.clone();
                 if command[0].contains('/') {
                     // Relative to the bot's cwd, made absolute: how a
@@ -166,7 +176,7 @@ fn run_tournament(args: &TournamentArgs, path: &Path) -> Result<(), Failure> {
                     cwd: Some(b.cwd.clone()),
                     env: b.env.clone().into_iter().collect(),
                     resources: b.limits.resources().expect("validated with the config"),
-                    sandbox: b.sandbox,
+                    sandbox,
                 })
             })
             .collect(),
@@ -176,8 +186,14 @@ fn run_tournament(args: &TournamentArgs, path: &Path) -> Result<(), Failure> {
             time: tc.time_ms.map(Duration::from_millis),
             inc: Duration::from_millis(tc.inc_ms),
             margin: Duration::from_millis(tc.margin_ms),
+            ponder: config.ponder,
         },
-        limits: Limits::default(),
+        limits: Limits {
+            // A sandboxed bot whose program directory holds the run
+            // directory (reports/ in a checkout) must not see it.
+            hide: vec![std::path::absolute(&out).unwrap_or_else(|_| out.clone())],
+            ..Limits::default()
+        },
         opening_plies: config.random_opening_plies,
         run_dir: out.clone(),
     };
@@ -192,6 +208,8 @@ fn run_tournament(args: &TournamentArgs, path: &Path) -> Result<(), Failure> {
         } else {
             ProgressMode::Auto
         },
+        affinity: args.affinity,
+        warnings,
     };
     let normalized = config.normalized();
     // Games run on threads of their own (`lanes::Lanes`); this thread

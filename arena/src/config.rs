@@ -15,16 +15,6 @@ use serde::{Deserialize, Serialize};
 use crate::bot::{LimitSettings, Sandbox};
 use crate::games;
 
-/// Whether `program` is an executable file in a directory of `PATH`.
-fn on_path(program: &str) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path).any(|d| {
-        std::fs::metadata(d.join(program))
-            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    })
-}
-
 /// A user's mistake in a config: which file, which key, and why.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{}: {key}: {reason}", file.display())]
@@ -69,6 +59,8 @@ struct RawConfig {
     concurrency: Option<usize>,
     #[serde(default)]
     random_opening_plies: u32,
+    #[serde(default)]
+    ponder: bool,
     time_control: RawTimeControl,
     bots: Vec<RawBot>,
 }
@@ -135,7 +127,7 @@ pub struct Bot {
     pub env: BTreeMap<String, String>,
     /// `[bots.limits]`: operating-system limits (none by default).
     pub limits: LimitSettings,
-    /// `sandbox = "bwrap"` or `"none"` (the default).
+    /// `sandbox = "auto"` (the default), `"bwrap"` or `"none"`.
     pub sandbox: Sandbox,
 }
 
@@ -157,6 +149,8 @@ pub struct Config {
     pub seed: u64,
     pub concurrency: Option<usize>,
     pub random_opening_plies: u32,
+    /// Whether the bot not on move keeps running (off: it is frozen).
+    pub ponder: bool,
     pub time_control: TimeControl,
     pub bots: Vec<Bot>,
 }
@@ -174,6 +168,9 @@ pub struct Normalized {
     pub games: u32,
     pub seed: u64,
     pub random_opening_plies: u32,
+    /// Left out when off, so configs without it keep their fingerprint.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub ponder: bool,
     pub time_control: TimeControl,
     pub bots: Vec<NormalizedBot>,
 }
@@ -356,12 +353,6 @@ impl Config {
                 )
             })?;
             b.limits.resources().map_err(|e| err(&key("limits"), e))?;
-            if b.sandbox == Sandbox::Bwrap && !on_path("bwrap") {
-                return Err(err(
-                    &key("sandbox"),
-                    "bwrap is not installed (Debian package bubblewrap)".into(),
-                ));
-            }
             bots.push(Bot {
                 name: b.name.clone(),
                 command: b.command.clone(),
@@ -461,6 +452,7 @@ impl Config {
             seed: raw.seed,
             concurrency: raw.concurrency,
             random_opening_plies: raw.random_opening_plies,
+            ponder: raw.ponder,
             time_control,
             bots,
         };
@@ -567,6 +559,23 @@ impl Config {
     }
 
     /// The part of the config that identifies its results.
+    /// What each bot's `sandbox` setting means on this machine (`bwrap`
+    /// or `none`), and the warnings to give: `auto` without a working
+    /// bubblewrap falls back to none; `bwrap` without one is an error.
+    pub fn sandboxes(&self) -> Result<(Vec<Sandbox>, Vec<String>), ConfigError> {
+        let mut warnings: Vec<String> = Vec::new();
+        let mut out = Vec::new();
+        for (i, b) in self.bots.iter().enumerate() {
+            let (s, warning) = crate::process::sandbox::resolve(b.sandbox)
+                .map_err(|e| self.error(format!("bots[{i}].sandbox"), e))?;
+            if let Some(w) = warning.filter(|w| !warnings.contains(w)) {
+                warnings.push(w);
+            }
+            out.push(s);
+        }
+        Ok((out, warnings))
+    }
+
     pub fn normalized(&self) -> Normalized {
         Normalized {
             name: self.name.clone(),
@@ -577,6 +586,7 @@ impl Config {
             games: self.games,
             seed: self.seed,
             random_opening_plies: self.random_opening_plies,
+            ponder: self.ponder,
             time_control: self.time_control.clone(),
             bots: self
                 .bots

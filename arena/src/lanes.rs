@@ -18,12 +18,18 @@ pub struct Lanes {
 
 impl Lanes {
     /// Starts `n` lanes (threads), each idle until a task is spawned on it.
-    pub fn start(n: usize) -> io::Result<Lanes> {
+    /// With `pin`, lane `i` and every bot it starts run on the `i`-th CPU
+    /// this process may use (modulo their number), as fastchess's
+    /// `-use-affinity`: concurrent games do not share cores while there are
+    /// enough of them.
+    pub fn start(n: usize, pin: bool) -> io::Result<Lanes> {
         let mut lanes = Lanes {
             lanes: Vec::with_capacity(n),
             threads: Vec::with_capacity(n),
         };
+        let cpus = if pin { usable_cpus()? } else { Vec::new() };
         for i in 0..n {
+            let cpu = (!cpus.is_empty()).then(|| cpus[i % cpus.len()]);
             let rt = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()?;
@@ -32,6 +38,14 @@ impl Lanes {
             let thread = std::thread::Builder::new()
                 .name(format!("arena-game-{i}"))
                 .spawn(move || {
+                    if let Some(cpu) = cpu {
+                        // Inherited by the bots this thread starts.
+                        let mut set = nix::sched::CpuSet::new();
+                        if set.set(cpu).is_ok() {
+                            let _ =
+                                nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &set);
+                        }
+                    }
                     // Tasks spawned on `handle` run while this blocks; what
                     // is left when the lanes are dropped is dropped with `rt`.
                     let _ = rt.block_on(stopped);
@@ -51,6 +65,14 @@ impl Lanes {
     pub fn handle(&self, lane: usize) -> &tokio::runtime::Handle {
         &self.lanes[lane].0
     }
+}
+
+/// The CPUs this process may run on.
+fn usable_cpus() -> io::Result<Vec<usize>> {
+    let set = nix::sched::sched_getaffinity(nix::unistd::Pid::from_raw(0))?;
+    Ok((0..nix::sched::CpuSet::count())
+        .filter(|&c| set.is_set(c).unwrap_or(false))
+        .collect())
 }
 
 impl Drop for Lanes {

@@ -14,6 +14,7 @@ pub mod lanes;
 pub mod matchplay;
 pub mod play;
 pub mod playout;
+pub mod process;
 pub mod protocol;
 pub mod rating;
 pub mod record;

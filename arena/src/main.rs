@@ -124,9 +124,15 @@ struct MatchArgs {
     /// Operating-system limits applied to both bots (none by default).
     #[command(flatten)]
     bot_limits: bot::LimitSettings,
-    /// Run both bots under bubblewrap: none or bwrap.
-    #[arg(long, value_name = "KIND", default_value = "none")]
+    /// How both bots are confined: auto (bubblewrap where it works, else
+    /// none with a warning), bwrap (an error if it cannot be set up), or
+    /// none (for bots you trust).
+    #[arg(long, value_name = "KIND", default_value = "auto")]
     sandbox: bot::Sandbox,
+    /// Let the bot not on move keep running (think on its opponent's time);
+    /// by default it is frozen until its next `go`.
+    #[arg(long)]
+    ponder: bool,
     /// Keep bots running across games (they get `newgame` again) instead
     /// of restarting them for every game.
     #[arg(long)]
@@ -141,6 +147,28 @@ struct MatchArgs {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let runs_bots = matches!(
+        cli.command,
+        Some(
+            Command::Match(_)
+                | Command::Tournament(_)
+                | Command::CheckBot(_)
+                | Command::Play(_)
+                | Command::Bench(_)
+        )
+    );
+    if runs_bots {
+        // Before any thread exists (see process::keeper).
+        arena::process::keeper::install();
+    }
+    let code = run(cli);
+    if runs_bots {
+        arena::process::keeper::finish();
+    }
+    code
+}
+
+fn run(cli: Cli) -> ExitCode {
     match cli.command {
         None => {
             let names: Vec<&str> = games::GAMES.iter().map(|(n, _)| *n).collect();
@@ -182,9 +210,13 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
     }
     let mut a = BotSpec::parse(&args.bots[0])?;
     let mut b = BotSpec::parse(&args.bots[1])?;
+    let (sandbox, warning) = arena::process::sandbox::resolve(args.sandbox)?;
+    if let Some(w) = warning {
+        eprintln!("arena match: warning: {w}");
+    }
     for spec in [&mut a, &mut b] {
         spec.resources = args.bot_limits.resources()?;
-        spec.sandbox = args.sandbox;
+        spec.sandbox = sandbox;
     }
     if a.name == b.name {
         return Err(format!(
@@ -215,9 +247,11 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
             time: args.time.map(Duration::from_millis),
             inc: Duration::from_millis(args.inc),
             margin: Duration::from_millis(args.margin),
+            ponder: args.ponder,
         },
         limits: Limits {
             startup: Duration::from_millis(args.startup_ms),
+            hide: vec![std::path::absolute(&args.out).unwrap_or_else(|_| args.out.clone())],
             ..Limits::default()
         },
         keep_bots: args.keep_bots,
@@ -256,22 +290,12 @@ fn run_match(args: MatchArgs) -> Result<(), String> {
     })
 }
 
-/// On SIGINT or SIGTERM: kill every bot process group, then exit.
+/// On SIGINT, SIGTERM or SIGHUP: kill every bot and what it left, then exit.
 async fn kill_bots_on_signal() {
-    use tokio::signal::unix::{signal, SignalKind};
-    let (Ok(mut int), Ok(mut term)) = (
-        signal(SignalKind::interrupt()),
-        signal(SignalKind::terminate()),
-    ) else {
-        return;
-    };
-    let code = tokio::select! {
-        _ = int.recv() => 130,
-        _ = term.recv() => 143,
-    };
-    bot::kill_all_live();
+    arena::process::stop_signal().await;
+    arena::process::keeper::finish();
     eprintln!("arena: interrupted; all bots killed");
-    std::process::exit(code);
+    std::process::exit(130);
 }
 
 fn print_game(r: &GameRecord, total: u64) {

@@ -148,6 +148,10 @@ pub struct MoveRecord {
     /// Time the bot used for this decision, in milliseconds (0 for opening
     /// moves chosen by the referee).
     pub ms: f64,
+    /// CPU time all the bot's processes used from `go` to its move, in
+    /// milliseconds, where it can be measured (see protocol.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_ms: Option<f64>,
     /// The bot's `info` lines sent during this decision (capped).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub info: Vec<String>,

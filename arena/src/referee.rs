@@ -33,6 +33,11 @@ pub struct TimeControl {
     pub inc: Duration,
     /// Tolerated overrun before a bot loses on time.
     pub margin: Duration,
+    /// Whether the bot not on move keeps running (thinking on its
+    /// opponent's time, cutechess's `ponder`). Off: it is frozen until its
+    /// next `go`, so that nothing it left running takes the CPU its
+    /// opponent's clock is paying for.
+    pub ponder: bool,
 }
 
 impl Default for TimeControl {
@@ -42,6 +47,7 @@ impl Default for TimeControl {
             time: None,
             inc: Duration::ZERO,
             margin: Duration::from_millis(50),
+            ponder: false,
         }
     }
 }
@@ -178,6 +184,9 @@ pub async fn play_game(setup: &GameSetup, bots: [&mut Bot; 2]) -> GameRecord {
     let mut state = setup.game.initial_state();
     let mut table = Table::new(setup, seats, state.to_string());
     play(setup, &mut bots, &mut state, &mut table).await;
+    for bot in bots.iter_mut() {
+        bot.set_frozen(false);
+    }
     table.record.final_state = state.to_string();
     send_gameover(&mut bots, &table.record).await;
     table.finish()
@@ -221,6 +230,7 @@ async fn play(
             seat,
             mv: mv.clone(),
             ms: 0.0,
+            cpu_ms: None,
             info: Vec::new(),
             state: state.to_string(),
             effects,
@@ -231,6 +241,7 @@ async fn play(
         if let Err(f) = bot.flush().await {
             return table.forfeit(seat, f);
         }
+        bot.set_frozen(!setup.time.ponder);
     }
 
     let tc = setup.time;
@@ -296,6 +307,8 @@ async fn play(
             inc: ms(tc.inc),
             movetime: Ms(tc.movetime.map(ms)),
         }));
+        bot.set_frozen(false);
+        let cpu_at_go = bot.cpu_time();
         if let Err(f) = bot.flush().await {
             return table.forfeit(seat, f);
         }
@@ -325,6 +338,11 @@ async fn play(
             }
         };
         bot.set_output_budget(u64::MAX);
+        let cpu = bot
+            .cpu_time()
+            .zip(cpu_at_go)
+            .map(|(now, then)| now.saturating_sub(then));
+        bot.set_frozen(!tc.ponder);
         let used = answered_at - go_at;
         if let Some(limit) = limit {
             if used > limit + tc.margin {
@@ -375,12 +393,18 @@ async fn play(
         table.record.moves.push(MoveRecord {
             seat,
             mv,
-            ms: (used.as_secs_f64() * 1e3 * 1000.0).round() / 1000.0,
+            ms: round_ms(used),
+            cpu_ms: cpu.map(round_ms),
             info,
             state: state_text.clone(),
             effects,
         });
     }
+}
+
+/// Milliseconds with three decimals (a microsecond).
+fn round_ms(d: Duration) -> f64 {
+    (d.as_secs_f64() * 1e6).round() / 1000.0
 }
 
 fn keep_info(info: &mut Vec<String>, dropped: &mut usize, text: &str) {

@@ -84,6 +84,9 @@ pub struct Manifest {
     pub status: String,
     pub arena_version: String,
     pub config: Normalized,
+    /// What the run warned about at its start (no sandbox, say).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 impl Manifest {
@@ -98,6 +101,7 @@ impl Manifest {
             status: "running".into(),
             arena_version: env!("CARGO_PKG_VERSION").into(),
             config: config.clone(),
+            warnings: Vec::new(),
         }
     }
 
@@ -168,6 +172,11 @@ pub struct RunOptions {
     pub overwrite: bool,
     pub shard: Option<Shard>,
     pub progress: ProgressMode,
+    /// Pin each concurrent game (its lane and bots) to a CPU of its own.
+    pub affinity: bool,
+    /// Said at the start of the run and kept in its manifest (a bot that
+    /// runs without the sandbox it would have had elsewhere, say).
+    pub warnings: Vec<String>,
 }
 
 /// What a finished run reports.
@@ -311,6 +320,7 @@ pub async fn run<P: Player>(
         .collect();
     let dir = &opts.out;
     let mut manifest = Manifest::new(config, total, opts.shard, jobs.len() as u64);
+    manifest.warnings = opts.warnings.clone();
 
     let _lock = lock_dir(dir)?;
     if opts.overwrite {
@@ -360,7 +370,14 @@ pub async fn run<P: Player>(
         },
     );
 
-    let outcome = drive(remaining, player, opts.concurrency.max(1), tx).await;
+    let outcome = drive(
+        remaining,
+        player,
+        opts.concurrency.max(1),
+        opts.affinity,
+        tx,
+    )
+    .await;
     let writer_result = writer_task.await.expect("writer thread does not panic");
     let (writer, standings, progress) = match (outcome, writer_result) {
         (_, Err(e)) => return Err(e),
@@ -402,9 +419,10 @@ async fn drive<P: Player>(
     jobs: Vec<GameJob>,
     player: Arc<P>,
     concurrency: usize,
+    affinity: bool,
     tx: tokio::sync::mpsc::UnboundedSender<GameRecord>,
 ) -> Result<(), DriveStop> {
-    let lanes = Lanes::start(concurrency.min(jobs.len()).max(1)).map_err(|e| {
+    let lanes = Lanes::start(concurrency.min(jobs.len()).max(1), affinity).map_err(|e| {
         DriveStop::Error(TournamentError::Refused(format!(
             "cannot start the game threads: {e}"
         )))
@@ -412,7 +430,7 @@ async fn drive<P: Player>(
     let mut free: Vec<usize> = (0..lanes.count()).rev().collect();
     let mut set = tokio::task::JoinSet::new();
     let mut jobs = jobs.into_iter();
-    let stop = stop_signal();
+    let stop = crate::process::stop_signal();
     tokio::pin!(stop);
     type Played = (usize, GameJob, Result<GameRecord, String>);
     let handle = |res: Result<Played, tokio::task::JoinError>| -> Result<(), DriveStop> {
@@ -484,23 +502,6 @@ async fn drive<P: Player>(
                 return Err(DriveStop::Interrupted);
             }
         }
-    }
-}
-
-/// Resolves on SIGINT (Ctrl-C) or SIGTERM (a cluster scheduler stopping the job).
-async fn stop_signal() {
-    use tokio::signal::unix::{signal, SignalKind};
-    match (
-        signal(SignalKind::interrupt()),
-        signal(SignalKind::terminate()),
-    ) {
-        (Ok(mut int), Ok(mut term)) => {
-            tokio::select! {
-                _ = int.recv() => {}
-                _ = term.recv() => {}
-            }
-        }
-        _ => std::future::pending().await,
     }
 }
 

@@ -50,6 +50,27 @@ misbehave (default 0: at the first decision). Modes:
                  sleeps, then exit: only a PID namespace (bwrap) catches it
     unflushed    never flush stdout (answers reach the referee only at exit)
     banner       print a greeting on stdout before `ready` (stdout noise)
+
+Attacks on the referee, its run and the other bot (all play the first
+legal move after attacking; what they managed goes to stderr as
+`testbot: attack ...`, so tests can read it in the bot's log):
+
+    escape-setsid      leave a sleeping child in a session of its own
+    escape-setpgid     ... in a process group of its own
+    escape-daemon      ... daemonized (double fork, setsid, chdir /)
+    escape-double-fork ... orphaned by a double fork (same group)
+    eof-ignorer        ignore `quit`, EOF, SIGTERM and SIGHUP: sleep for ever
+    kill-parent        SIGTERM its parent and every process named arena
+    stop-opponent      SIGSTOP every process whose command line holds
+                       --victim TEXT
+    cpu-thief          leave a child spinning on the CPU; report its CPU time
+                       with each move (`info thief_cpu_ms=N`)
+    symlink-planter    before every decision, make --plant PATH a link to
+                       --victim FILE, then write to stderr
+    trojan             overwrite --victim FILE and append to --append FILE
+    remount            try `mount -o remount,rw /`, then --probe-write
+    read-environ       read its parent's environment, and look for
+                       --victim TEXT in every process's environment
 """
 
 import argparse
@@ -72,6 +93,9 @@ def main():
     ap.add_argument("--probe-write", default="",
                     help="at start, try to create the file PATH and log the result")
     ap.add_argument("--marker", default="", help="ignored (found in the process table by tests)")
+    ap.add_argument("--victim", default="", help="what an attack mode aims at")
+    ap.add_argument("--plant", default="", help="symlink-planter: where to plant the link")
+    ap.add_argument("--append", default="", help="trojan: a file to append a forged line to")
     args = ap.parse_args()
     mode = args.mode
 
@@ -87,6 +111,9 @@ def main():
         sys.exit(0)
     if mode == "stubborn":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if mode == "eof-ignorer":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
 
     if args.probe_connect:
         import socket
@@ -150,6 +177,13 @@ def main():
         elif cmd == "go":
             log.write("testbot: " + line + "\n")
             log.flush()
+            if mode in ATTACKS and misbehave:
+                info = attack(mode, args, decisions, log)
+                if info:
+                    send("info " + info)
+                send("move " + legal[0])
+                decisions += 1
+                continue
             decisions += 1
             if not misbehave:
                 send("move " + legal[0])
@@ -260,12 +294,157 @@ def main():
             else:
                 send("move " + legal[0])
         elif cmd == "quit":
-            if mode == "stubborn":
+            if mode in ("stubborn", "eof-ignorer"):
                 continue
             return
         # position, gameover and unknown lines need no answer.
-    if mode == "stubborn":
+    if mode in ("stubborn", "eof-ignorer"):
         time.sleep(3600)
+
+
+ATTACKS = {
+    "escape-setsid", "escape-setpgid", "escape-daemon", "escape-double-fork",
+    "eof-ignorer", "kill-parent", "stop-opponent", "cpu-thief",
+    "symlink-planter", "trojan", "remount", "read-environ",
+}
+
+THIEF = {}
+
+
+def report(log, text):
+    log.write("testbot: attack " + text + "\n")
+    log.flush()
+
+
+def sleeper(setup):
+    """Forks a child that runs `setup` and then sleeps for an hour."""
+    if os.fork() == 0:
+        try:
+            setup()
+        finally:
+            time.sleep(3600)
+            os._exit(0)
+
+
+def daemonize():
+    if os.fork() > 0:
+        os._exit(0)
+    os.setsid()
+    if os.fork() > 0:
+        os._exit(0)
+    os.chdir("/")
+
+
+def orphan():
+    if os.fork() > 0:
+        os._exit(0)
+
+
+def pids_matching(text, where="cmdline"):
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open("/proc/%s/%s" % (entry, where), "rb") as f:
+                data = f.read()
+        except OSError:
+            continue
+        if text.encode() in data:
+            found.append(int(entry))
+    return found
+
+
+def cpu_ms(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 // os.sysconf("SC_CLK_TCK")
+
+
+def attack(mode, args, decisions, log):
+    """One attack (the first decision, or every one for some); returns an
+    `info` text or None."""
+    first = decisions == 0
+    if mode == "escape-setsid" and first:
+        sleeper(os.setsid)
+        report(log, "escape-setsid started")
+    elif mode == "escape-setpgid" and first:
+        sleeper(lambda: os.setpgid(0, 0))
+        report(log, "escape-setpgid started")
+    elif mode == "escape-daemon" and first:
+        sleeper(daemonize)
+        report(log, "escape-daemon started")
+    elif mode == "escape-double-fork" and first:
+        sleeper(orphan)
+        report(log, "escape-double-fork started")
+    elif mode == "kill-parent" and first:
+        targets = set(pids_matching("arena"))
+        if os.getppid() > 1:
+            targets.add(os.getppid())
+        hit = []
+        for pid in sorted(targets):
+            try:
+                os.kill(pid, signal.SIGTERM)
+                hit.append(pid)
+            except OSError:
+                pass
+        report(log, "kill-parent signalled %d of %d" % (len(hit), len(targets)))
+    elif mode == "stop-opponent":
+        hit = 0
+        for pid in pids_matching(args.victim):
+            try:
+                os.kill(pid, signal.SIGSTOP)
+                hit += 1
+            except OSError:
+                pass
+        report(log, "stop-opponent stopped %d" % hit)
+    elif mode == "cpu-thief":
+        if first:
+            pid = os.fork()
+            if pid == 0:
+                while True:
+                    pass
+            THIEF["pid"] = pid
+        return "thief_cpu_ms=%d" % cpu_ms(THIEF["pid"])
+    elif mode == "symlink-planter":
+        try:
+            if os.path.lexists(args.plant):
+                os.unlink(args.plant)
+            os.symlink(args.victim, args.plant)
+            report(log, "symlink-planter planted")
+        except OSError as e:
+            report(log, "symlink-planter failed (%s)" % e)
+        log.write("testbot: this line must not reach the victim\n")
+        log.flush()
+    elif mode == "trojan" and first:
+        for path, how in ((args.victim, "w"), (args.append, "a")):
+            if not path:
+                continue
+            try:
+                with open(path, how) as f:
+                    f.write('{"forged": true}\n')
+                report(log, "trojan wrote %s" % path)
+            except OSError as e:
+                report(log, "trojan failed on %s (%s)" % (path, e))
+    elif mode == "remount" and first:
+        import subprocess
+        r = subprocess.run(["mount", "-o", "remount,rw", "/"], capture_output=True)
+        report(log, "remount exit %d" % r.returncode)
+        try:
+            with open(args.probe_write, "w") as f:
+                f.write("escaped\n")
+            report(log, "remount wrote %s" % args.probe_write)
+        except OSError as e:
+            report(log, "remount could not write (%s)" % e)
+    elif mode == "read-environ" and first:
+        try:
+            with open("/proc/%d/environ" % os.getppid(), "rb") as f:
+                report(log, "read-environ parent: %r" % f.read()[:2000])
+        except OSError as e:
+            report(log, "read-environ parent failed (%s)" % e)
+        found = pids_matching(args.victim, "environ") if args.victim else []
+        report(log, "read-environ found the secret in %d processes" % len(found))
+    return None
 
 
 if __name__ == "__main__":

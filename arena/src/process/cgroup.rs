@@ -1,0 +1,210 @@
+//! A cgroup (v2) per bot, where arena may create them (as root, or in a
+//! delegated subtree): every process a bot starts stays in its cgroup
+//! whatever it does to its session or process group, so the cgroup is what
+//! arena freezes, kills and reads CPU time from. Where no cgroup can be
+//! made, [`super::members`] falls back to the bot's process group.
+//!
+//! The cgroups live under `arena-PID/` beside arena's own cgroup. `ARENA_CGROUPS=off`
+//! in arena's environment turns them off (to try the fallback, or where a
+//! cgroup manager objects to foreign directories).
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read as _, Seek as _};
+use std::os::unix::fs::{FileExt as _, OpenOptionsExt as _};
+use std::os::unix::io::{AsRawFd as _, RawFd};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// The directory that holds this process's bot cgroups, made at the first
+/// call; `None` where cgroups cannot be made here.
+fn root() -> Option<&'static Path> {
+    static ROOT: OnceLock<Option<PathBuf>> = OnceLock::new();
+    ROOT.get_or_init(|| {
+        if std::env::var_os("ARENA_CGROUPS").is_some_and(|v| v == "off") {
+            return None;
+        }
+        let dir = own_cgroup_dir()?.join(format!("arena-{}", std::process::id()));
+        match fs::create_dir(&dir) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(_) => return None,
+        }
+        // cgroup.kill came with Linux 5.14; without it the fallback is better.
+        if dir.join("cgroup.kill").exists() && dir.join("cgroup.freeze").exists() {
+            Some(dir)
+        } else {
+            let _ = fs::remove_dir(&dir);
+            None
+        }
+    })
+    .as_deref()
+}
+
+/// Whether bots get cgroups of their own in this process.
+pub fn available() -> bool {
+    root().is_some()
+}
+
+/// The cgroup v2 directory this process is in (from /proc/self/cgroup and
+/// the cgroup2 mount in /proc/self/mountinfo).
+fn own_cgroup_dir() -> Option<PathBuf> {
+    let me = procfs::process::Process::myself().ok()?;
+    let path = me
+        .cgroups()
+        .ok()?
+        .into_iter()
+        .find(|c| c.hierarchy == 0 && c.controllers.is_empty())?
+        .pathname;
+    let mount = me
+        .mountinfo()
+        .ok()?
+        .into_iter()
+        .find(|m| m.fs_type == "cgroup2")?
+        .mount_point;
+    Some(mount.join(path.trim_start_matches('/')))
+}
+
+/// Where the bot cgroups of the arena process `pid` live: the keeper uses it
+/// to clean up after a referee that was killed.
+pub fn root_of(pid: u32) -> Option<PathBuf> {
+    if std::env::var_os("ARENA_CGROUPS").is_some_and(|v| v == "off") {
+        return None;
+    }
+    Some(own_cgroup_dir()?.join(format!("arena-{pid}")))
+}
+
+/// Kills every process in the cgroup tree `dir` and removes it (best effort).
+pub fn kill_tree(dir: &Path) {
+    let _ = fs::write(dir.join("cgroup.kill"), b"1");
+    wait_empty(dir, Duration::from_secs(2));
+    if let Ok(entries) = fs::read_dir(dir) {
+        for e in entries.flatten() {
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                let _ = fs::remove_dir(e.path());
+            }
+        }
+    }
+    let _ = fs::remove_dir(dir);
+}
+
+/// Waits (polling) until no process is left in `dir`'s tree.
+fn wait_empty(dir: &Path, within: Duration) {
+    let start = Instant::now();
+    while populated(dir) && start.elapsed() < within {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+fn populated(dir: &Path) -> bool {
+    fs::read_to_string(dir.join("cgroup.events"))
+        .map(|t| t.lines().any(|l| l == "populated 1"))
+        .unwrap_or(false)
+}
+
+/// One bot's cgroup. Dropping it kills what is left in it and removes it.
+#[derive(Debug)]
+pub struct Cgroup {
+    dir: PathBuf,
+    /// `cgroup.procs`, open for writing: a child writes `0` to it before
+    /// `exec`, so it is inside from its first instruction on.
+    procs: File,
+    freeze: File,
+    kill: File,
+    cpu: File,
+}
+
+impl Cgroup {
+    /// A fresh cgroup for one bot process, or `None` where cgroups are not
+    /// available.
+    pub fn create() -> Option<Cgroup> {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let root = root()?;
+        let dir = root.join(format!("bot-{}", NEXT.fetch_add(1, Ordering::Relaxed)));
+        let _ = fs::remove_dir(&dir); // a leftover of an earlier process with our pid
+        fs::create_dir(&dir).ok()?;
+        let open = |name: &str, write: bool| {
+            OpenOptions::new()
+                .read(!write)
+                .write(write)
+                .custom_flags(nix::libc::O_CLOEXEC)
+                .open(dir.join(name))
+        };
+        let files = (|| {
+            Ok::<_, io::Error>((
+                open("cgroup.procs", true)?,
+                open("cgroup.freeze", true)?,
+                open("cgroup.kill", true)?,
+                open("cpu.stat", false)?,
+            ))
+        })();
+        match files {
+            Ok((procs, freeze, kill, cpu)) => Some(Cgroup {
+                dir,
+                procs,
+                freeze,
+                kill,
+                cpu,
+            }),
+            Err(_) => {
+                let _ = fs::remove_dir(&dir);
+                None
+            }
+        }
+    }
+
+    /// The descriptor a child writes `0` to (between `fork` and `exec`) to
+    /// enter this cgroup.
+    pub fn procs_fd(&self) -> RawFd {
+        self.procs.as_raw_fd()
+    }
+
+    /// Stops (or resumes) every process in the cgroup.
+    pub fn set_frozen(&self, frozen: bool) {
+        let _ = self.freeze.write_at(if frozen { b"1" } else { b"0" }, 0);
+    }
+
+    /// SIGKILLs every process in the cgroup.
+    pub fn kill(&self) {
+        let _ = self.kill.write_at(b"1", 0);
+    }
+
+    /// CPU time used by every process that has been in the cgroup.
+    pub fn cpu_time(&self) -> Option<Duration> {
+        let mut text = String::new();
+        let mut f = &self.cpu;
+        f.rewind().ok()?;
+        f.read_to_string(&mut text).ok()?;
+        let usec = text
+            .lines()
+            .find_map(|l| l.strip_prefix("usage_usec "))?
+            .trim()
+            .parse()
+            .ok()?;
+        Some(Duration::from_micros(usec))
+    }
+
+    /// The pids in the cgroup now.
+    pub fn pids(&self) -> Vec<i32> {
+        fs::read_to_string(self.dir.join("cgroup.procs"))
+            .map(|t| t.lines().filter_map(|l| l.trim().parse().ok()).collect())
+            .unwrap_or_default()
+    }
+}
+
+impl Drop for Cgroup {
+    fn drop(&mut self) {
+        self.set_frozen(false);
+        self.kill();
+        wait_empty(&self.dir, Duration::from_secs(1));
+        let _ = fs::remove_dir(&self.dir);
+    }
+}
+
+/// Removes this process's (empty) cgroup directory: at exit.
+pub fn remove_root() {
+    if let Some(root) = root() {
+        kill_tree(root);
+    }
+}

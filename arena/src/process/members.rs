@@ -1,0 +1,108 @@
+//! All the processes of one bot, as one thing to freeze, thaw, kill and
+//! measure: its cgroup where there is one ([`Cgroup`]), otherwise its
+//! process group (every bot leads a session and group of its own; a
+//! process that leaves the group escapes freezing and measuring, not death:
+//! see [`super::keeper`]).
+
+use std::time::Duration;
+
+use nix::sys::signal::{killpg, Signal};
+use nix::unistd::Pid;
+
+use super::cgroup::Cgroup;
+
+#[derive(Debug)]
+pub struct Members {
+    /// The process arena started: session and process-group leader.
+    leader: i32,
+    cgroup: Option<Cgroup>,
+    /// Whether `leader` is bubblewrap rather than the bot itself.
+    sandboxed: bool,
+}
+
+impl Members {
+    pub fn new(leader: i32, cgroup: Option<Cgroup>, sandboxed: bool) -> Self {
+        Members {
+            leader,
+            cgroup,
+            sandboxed,
+        }
+    }
+
+    /// Stops every process of the bot (`true`) or lets them run again.
+    pub fn set_frozen(&self, frozen: bool) {
+        match &self.cgroup {
+            Some(cg) => cg.set_frozen(frozen),
+            None => {
+                let sig = if frozen {
+                    Signal::SIGSTOP
+                } else {
+                    Signal::SIGCONT
+                };
+                let _ = killpg(Pid::from_raw(self.leader), sig);
+            }
+        }
+    }
+
+    /// SIGKILLs every process of the bot.
+    pub fn kill(&self) {
+        if let Some(cg) = &self.cgroup {
+            cg.kill();
+        }
+        let _ = killpg(Pid::from_raw(self.leader), Signal::SIGKILL);
+    }
+
+    /// Sends `sig` to the bot's process group (the polite steps of a
+    /// shutdown; a frozen bot is thawed first so that it can act on it).
+    pub fn signal_group(&self, sig: Signal) {
+        let _ = killpg(Pid::from_raw(self.leader), sig);
+    }
+
+    /// CPU time the bot's processes have used so far: all of them with a
+    /// cgroup; without one, the bot's own process (its threads, and children
+    /// it has waited for); unknown for a sandboxed bot without a cgroup.
+    pub fn cpu_time(&self) -> Option<Duration> {
+        if let Some(cg) = &self.cgroup {
+            return cg.cpu_time();
+        }
+        if self.sandboxed {
+            return None;
+        }
+        let clock = nix::time::clock_getcpuclockid(Pid::from_raw(self.leader)).ok()?;
+        let t = nix::time::clock_gettime(clock).ok()?;
+        Some(Duration::from(t))
+    }
+
+    /// The bot's processes now: its cgroup's, or its process group's (a
+    /// scan of /proc).
+    pub fn pids(&self) -> Vec<i32> {
+        match &self.cgroup {
+            Some(cg) => cg.pids(),
+            None => group_members(self.leader),
+        }
+    }
+
+    pub fn has_cgroup(&self) -> bool {
+        self.cgroup.is_some()
+    }
+}
+
+/// Pids whose process group is `pgid`.
+fn group_members(pgid: i32) -> Vec<i32> {
+    let Ok(all) = procfs::process::all_processes() else {
+        return vec![pgid];
+    };
+    all.flatten()
+        .filter_map(|p| p.stat().ok())
+        .filter(|s| s.pgrp == pgid)
+        .map(|s| s.pid)
+        .collect()
+}
+
+/// Resident memory of `pid`, in bytes (0 if it is gone).
+pub fn rss_bytes(pid: i32) -> u64 {
+    procfs::process::Process::new(pid)
+        .and_then(|p| p.statm())
+        .map(|m| m.resident * procfs::page_size())
+        .unwrap_or(0)
+}

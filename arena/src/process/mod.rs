@@ -1,0 +1,50 @@
+//! How bot processes are started and contained, whatever they do:
+//!
+//! - [`sandbox`]: bubblewrap, private directories, what a bot may see;
+//! - [`cgroup`]: a cgroup per bot where arena may make them;
+//! - [`members`]: a bot's processes as one thing to freeze, kill, measure;
+//! - [`watchdog`]: the resident-memory limit;
+//! - [`keeper`]: nothing outlives its game or the referee (keeper process,
+//!   subreaper, orphan sweeps).
+
+pub mod cgroup;
+pub mod keeper;
+pub mod members;
+pub mod sandbox;
+pub mod watchdog;
+
+/// `PATH` for bots when the referee has none.
+pub const SAFE_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
+/// The uids (and gids) bots run as when they must not be root: a range
+/// above any account.
+pub const BOT_UIDS: std::ops::Range<u32> = 1_500_000_000..2_000_000_000;
+
+/// A uid for the next bot that must not run as root: distinct within this
+/// process, and (by the process id) across referees running at once, whose
+/// bots would otherwise share a process count and could signal each other.
+pub fn next_bot_uid() -> u32 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed) & 0xfff;
+    let slot = ((std::process::id() as u64) << 12 | n) % u64::from(BOT_UIDS.end - BOT_UIDS.start);
+    BOT_UIDS.start + slot as u32
+}
+
+/// Resolves on SIGINT (Ctrl-C), SIGTERM (a scheduler stopping the job, or
+/// the keeper's death) or SIGHUP (the terminal closed): every command that
+/// runs bots stops on it and kills them.
+pub async fn stop_signal() {
+    use tokio::signal::unix::{signal, SignalKind};
+    let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+        signal(SignalKind::hangup()),
+    ) else {
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = int.recv() => {}
+        _ = term.recv() => {}
+        _ = hup.recv() => {}
+    }
+}

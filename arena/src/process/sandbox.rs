@@ -1,0 +1,460 @@
+//! The sandbox: each bot under bubblewrap (`bwrap`), seeing only what it
+//! needs to run.
+//!
+//! Inside, a bot sees the system directories read-only (`/usr`, `/etc`,
+//! `/opt`...), its program directory read-only at its own path, what its
+//! command resolves to when that lives elsewhere (an interpreter under a
+//! home directory: pyenv, nvm, conda, rustup), a fresh `/proc` and `/dev`,
+//! and its private directory as `/tmp` (also its `HOME`, `TMPDIR` and
+//! working directory, with the program directory's entries linked into it so
+//! that relative paths work). Nothing else: not the run directory (masked
+//! where it lies inside a visible directory), not other bots' private
+//! directories, not home directories. It has its own PID, IPC, UTS, network
+//! and cgroup namespaces, no capabilities, no new privileges, and dies with
+//! the referee.
+//!
+//! When arena runs as root, bubblewrap runs as root (so that it can mount
+//! directories only root may enter) and the bot drops to a uid of its own
+//! with `setpriv` before it starts. Otherwise bubblewrap runs unprivileged,
+//! in a user namespace, and the bot keeps arena's uid.
+
+use std::ffi::{OsStr, OsString};
+use std::fs;
+use std::io;
+use std::os::unix::ffi::OsStrExt as _;
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// How a bot is confined beyond its resource limits (the `sandbox` key of a
+/// config, `--sandbox` on the command line).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Sandbox {
+    /// `bwrap` where it works here, otherwise `none` with a warning.
+    #[default]
+    Auto,
+    /// Under bubblewrap; a run stops before any game if it cannot be set up.
+    Bwrap,
+    /// A plain child process, for bots you trust.
+    None,
+}
+
+impl std::str::FromStr for Sandbox {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "auto" => Ok(Sandbox::Auto),
+            "bwrap" => Ok(Sandbox::Bwrap),
+            "none" => Ok(Sandbox::None),
+            _ => Err(format!("unknown sandbox `{s}` (auto, bwrap or none)")),
+        }
+    }
+}
+
+impl std::fmt::Display for Sandbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Sandbox::Auto => "auto",
+            Sandbox::Bwrap => "bwrap",
+            Sandbox::None => "none",
+        })
+    }
+}
+
+/// What a run does for a bot whose setting is `setting`: `Bwrap` or `None`,
+/// with a warning when `auto` falls back to no sandbox; an error when
+/// `bwrap` was asked for and cannot be set up (it names what is missing).
+pub fn resolve(setting: Sandbox) -> Result<(Sandbox, Option<String>), String> {
+    match (setting, usable()) {
+        (Sandbox::None, _) => Ok((Sandbox::None, None)),
+        (_, Ok(())) => Ok((Sandbox::Bwrap, None)),
+        (Sandbox::Auto, Err(why)) => Ok((
+            Sandbox::None,
+            Some(format!(
+                "bots run WITHOUT a sandbox: {why}. Only run bots you trust \
+                 (set sandbox = \"none\" to say so, or install bubblewrap)"
+            )),
+        )),
+        (Sandbox::Bwrap, Err(why)) => Err(format!("sandbox = \"bwrap\" cannot be set up: {why}")),
+    }
+}
+
+/// Whether bubblewrap works here as arena would use it (tried once, for
+/// real, on `true`).
+pub fn usable() -> Result<(), String> {
+    static PROBE: OnceLock<Result<(), String>> = OnceLock::new();
+    PROBE.get_or_init(probe).clone()
+}
+
+fn probe() -> Result<(), String> {
+    let path = std::env::var_os("PATH").unwrap_or_else(|| super::SAFE_PATH.into());
+    let Some(bwrap) = find_on_path("bwrap".as_ref(), &path) else {
+        return Err("bwrap is not on PATH (Debian/Ubuntu: apt install bubblewrap)".into());
+    };
+    let root = nix::unistd::geteuid().is_root();
+    if root && find_on_path("setpriv".as_ref(), &path).is_none() {
+        return Err("setpriv is not on PATH (it is in util-linux)".into());
+    }
+    let uid = root.then(super::next_bot_uid);
+    let private = PrivateDir::create(uid, None).map_err(|e| format!("private directory: {e}"))?;
+    let plan = Plan::new(
+        &["true".into()],
+        Path::new("/"),
+        private.path(),
+        &[],
+        uid,
+        &path,
+    );
+    let out = std::process::Command::new(bwrap)
+        .args(&plan.args)
+        .env_clear()
+        .env("PATH", &path)
+        .current_dir("/")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| format!("bwrap cannot be run: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        let err = String::from_utf8_lossy(&out.stderr);
+        Err(format!(
+            "bwrap failed ({}): {}",
+            out.status,
+            err.trim().lines().last().unwrap_or("no message")
+        ))
+    }
+}
+
+/// Top-level directories a sandboxed bot sees read-only (where they exist).
+const SYSTEM: &[&str] = &[
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix",
+];
+
+/// bubblewrap's arguments for one bot, and what it will see.
+#[derive(Clone, Debug, Default)]
+pub struct Plan {
+    pub args: Vec<OsString>,
+    /// Directories outside the system ones the bot sees, read-only.
+    pub extra: Vec<PathBuf>,
+    /// Environment the bot needs for what was mounted (e.g. RUSTUP_HOME).
+    pub env: Vec<(String, PathBuf)>,
+}
+
+impl Plan {
+    /// The sandbox for `command` (argv, as the config gives it) whose
+    /// program directory is `program_dir`, with `private` as its writable
+    /// directory; `hide` lists paths it must not see even inside a visible
+    /// directory (the run directory); `uid` is the uid to drop to when
+    /// bubblewrap runs as root; `path` is the `PATH` the bot gets.
+    pub fn new(
+        command: &[String],
+        program_dir: &Path,
+        private: &Path,
+        hide: &[PathBuf],
+        uid: Option<u32>,
+        path: &OsStr,
+    ) -> Plan {
+        let mut a: Vec<OsString> = Vec::new();
+        let mut push = |words: &[&OsStr]| a.extend(words.iter().map(|w| w.to_os_string()));
+        if uid.is_some() {
+            // Privileged bubblewrap: no user namespace, the bot drops to
+            // `uid` itself (setpriv needs these three capabilities for that).
+            push(&[
+                "--unshare-ipc".as_ref(),
+                "--unshare-pid".as_ref(),
+                "--unshare-net".as_ref(),
+                "--unshare-uts".as_ref(),
+                "--unshare-cgroup-try".as_ref(),
+                "--cap-drop".as_ref(),
+                "ALL".as_ref(),
+                "--cap-add".as_ref(),
+                "CAP_SETUID".as_ref(),
+                "--cap-add".as_ref(),
+                "CAP_SETGID".as_ref(),
+                "--cap-add".as_ref(),
+                "CAP_SETPCAP".as_ref(),
+            ]);
+        } else {
+            push(&[
+                "--unshare-all".as_ref(),
+                "--disable-userns".as_ref(),
+                "--cap-drop".as_ref(),
+                "ALL".as_ref(),
+            ]);
+        }
+        // The bot is PID 1 of its namespace: when it exits, everything it
+        // started there dies with it.
+        push(&["--die-with-parent".as_ref(), "--as-pid-1".as_ref()]);
+        let mut visible: Vec<PathBuf> = Vec::new();
+        for dir in SYSTEM {
+            let p = Path::new(dir);
+            match fs::symlink_metadata(p) {
+                Ok(m) if m.file_type().is_symlink() => {
+                    if let Ok(target) = fs::read_link(p) {
+                        push(&["--symlink".as_ref(), target.as_os_str(), p.as_os_str()]);
+                    }
+                }
+                Ok(m) if m.is_dir() => {
+                    push(&["--ro-bind".as_ref(), p.as_os_str(), p.as_os_str()]);
+                    visible.push(p.to_path_buf());
+                }
+                _ => {}
+            }
+        }
+        push(&[
+            "--proc".as_ref(),
+            "/proc".as_ref(),
+            "--dev".as_ref(),
+            "/dev".as_ref(),
+            "--bind".as_ref(),
+            private.as_os_str(),
+            "/tmp".as_ref(),
+        ]);
+        let mut plan = Plan::default();
+        let mut wanted = vec![program_dir.to_path_buf()];
+        for root in interpreter_roots(command, program_dir, path, &mut plan.env) {
+            wanted.push(root);
+        }
+        let mut made: Vec<PathBuf> = Vec::new();
+        for dir in wanted {
+            let dir = fs::canonicalize(&dir).unwrap_or(dir);
+            // `/`, or a directory that holds the private ones, would show
+            // everything or other bots' directories: not mounted.
+            if private.starts_with(&dir) || visible.iter().any(|v| dir.starts_with(v)) {
+                continue;
+            }
+            // bubblewrap gives a missing parent the mode of the original
+            // (0700 for /root): make them traversable for the bot's uid.
+            for anc in dir
+                .ancestors()
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .skip(1)
+            {
+                let exists = made.iter().any(|m| m == anc)
+                    || anc.starts_with("/tmp")
+                    || visible.iter().any(|v| anc.starts_with(v));
+                if anc == dir || exists {
+                    continue;
+                }
+                push(&[
+                    "--perms".as_ref(),
+                    "0755".as_ref(),
+                    "--dir".as_ref(),
+                    anc.as_os_str(),
+                ]);
+                made.push(anc.to_path_buf());
+            }
+            push(&["--ro-bind".as_ref(), dir.as_os_str(), dir.as_os_str()]);
+            visible.push(dir.clone());
+            plan.extra.push(dir);
+        }
+        for h in hide {
+            let h = fs::canonicalize(h).unwrap_or_else(|_| h.clone());
+            if h.exists() && visible.iter().any(|v| h.starts_with(v)) {
+                push(&[
+                    "--tmpfs".as_ref(),
+                    h.as_os_str(),
+                    "--remount-ro".as_ref(),
+                    h.as_os_str(),
+                ]);
+            }
+        }
+        push(&["--chdir".as_ref(), "/tmp".as_ref(), "--".as_ref()]);
+        if let Some(uid) = uid {
+            let id = uid.to_string();
+            push(&[
+                "setpriv".as_ref(),
+                format!("--reuid={id}").as_ref(),
+                format!("--regid={id}").as_ref(),
+                "--clear-groups".as_ref(),
+                "--inh-caps=-all".as_ref(),
+                "--bounding-set=-all".as_ref(),
+                "--no-new-privs".as_ref(),
+                "--".as_ref(),
+            ]);
+        }
+        a.extend(command.iter().map(OsString::from));
+        plan.args = a;
+        plan
+    }
+}
+
+/// What `command` runs, where that lies outside the system directories: the
+/// install root of its program (and of a script's interpreter), so that an
+/// interpreter under a home directory runs in the sandbox. Adds what such a
+/// tool needs in its environment to `env`.
+fn interpreter_roots(
+    command: &[String],
+    program_dir: &Path,
+    path: &OsStr,
+    env: &mut Vec<(String, PathBuf)>,
+) -> Vec<PathBuf> {
+    let Some(first) = command.first() else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    let program = if first.contains('/') {
+        Some(program_dir.join(first))
+    } else {
+        find_on_path(first.as_ref(), path)
+    };
+    let Some(program) = program else {
+        return Vec::new();
+    };
+    let mut files = vec![program.clone()];
+    if let Ok(real) = fs::canonicalize(&program) {
+        files.push(real);
+    }
+    if let Some(interp) = shebang(&program, path) {
+        if let Ok(real) = fs::canonicalize(&interp) {
+            files.push(real);
+        }
+        files.push(interp);
+    }
+    for f in &files {
+        if f.starts_with(program_dir) {
+            continue;
+        }
+        found.push(install_root(f));
+        // rustup's proxies (cargo, rustc...) look for their toolchains in
+        // RUSTUP_HOME, by default under HOME, which the bot does not share.
+        if f.file_name() == Some(OsStr::new("rustup")) {
+            let home = std::env::var_os("RUSTUP_HOME")
+                .map(PathBuf::from)
+                .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".rustup")));
+            if let Some(home) = home.filter(|h| h.is_dir()) {
+                env.push(("RUSTUP_HOME".into(), home.clone()));
+                found.push(home);
+            }
+        }
+    }
+    found
+}
+
+/// The interpreter of a `#!` script (through `env`), if `file` is one.
+fn shebang(file: &Path, path: &OsStr) -> Option<PathBuf> {
+    use std::io::Read as _;
+    let mut head = [0u8; 256];
+    let n = fs::File::open(file).ok()?.read(&mut head).ok()?;
+    let line = head[..n].strip_prefix(b"#!")?;
+    let line = &line[..line.iter().position(|&b| b == b'\n').unwrap_or(line.len())];
+    let mut words = line
+        .split(|b| b.is_ascii_whitespace())
+        .filter(|w| !w.is_empty())
+        .map(OsStr::from_bytes);
+    let interp = PathBuf::from(words.next()?);
+    if interp.file_name() == Some(OsStr::new("env")) {
+        let name = words.find(|w| !w.as_bytes().starts_with(b"-"))?;
+        return find_on_path(name, path);
+    }
+    Some(interp)
+}
+
+/// The directory to show for a program at `file`: its install root (the
+/// parent of its `bin`), never a whole home directory or `/`.
+fn install_root(file: &Path) -> PathBuf {
+    let dir = file.parent().unwrap_or(Path::new("/"));
+    let up = dir
+        .file_name()
+        .is_some_and(|n| ["bin", "sbin", "shims", "libexec"].iter().any(|b| n == *b));
+    let root = if up { dir.parent().unwrap_or(dir) } else { dir };
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let too_wide = root == Path::new("/")
+        || root == Path::new("/root")
+        || root.parent() == Some(Path::new("/home"))
+        || home.as_deref() == Some(root);
+    if too_wide {
+        dir.to_path_buf()
+    } else {
+        root.to_path_buf()
+    }
+}
+
+/// `name` looked up in `path` (an executable file), as a shell would.
+pub fn find_on_path(name: &OsStr, path: &OsStr) -> Option<PathBuf> {
+    std::env::split_paths(path)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join(name))
+        .find(|p| {
+            p.metadata()
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+}
+
+// ---------------------------------------------------------------------------
+// Private directories.
+
+/// Where this process's private directories live: made at first use, mode
+/// 0700, removed at exit (by the keeper if the referee was killed).
+fn box_root_of(pid: u32) -> PathBuf {
+    std::env::temp_dir().join(format!("arena-box-{pid}"))
+}
+
+fn box_root() -> io::Result<&'static Path> {
+    static ROOT: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    ROOT.get_or_init(|| {
+        let dir = box_root_of(std::process::id());
+        // A leftover of an earlier process with the same pid.
+        let _ = fs::remove_dir_all(&dir);
+        fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&dir)
+            .map_err(|e| format!("{}: {e}", dir.display()))?;
+        Ok(dir)
+    })
+    .as_deref()
+    .map_err(|e| io::Error::other(e.clone()))
+}
+
+use std::os::unix::fs::DirBuilderExt as _;
+
+/// Removes the private directories of the arena process `pid` (at its end).
+pub fn remove_box_root(pid: u32) {
+    let _ = fs::remove_dir_all(box_root_of(pid));
+}
+
+/// A bot's private writable directory: fresh for each bot process, shared
+/// with no other bot and no run file, removed when dropped.
+#[derive(Debug)]
+pub struct PrivateDir {
+    path: PathBuf,
+}
+
+impl PrivateDir {
+    /// Makes one, owned by `uid` (when arena is root), with the entries of
+    /// `program_dir` linked into it (for a sandboxed bot, whose working
+    /// directory it is).
+    pub fn create(uid: Option<u32>, program_dir: Option<&Path>) -> io::Result<PrivateDir> {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let path = box_root()?.join(NEXT.fetch_add(1, Ordering::Relaxed).to_string());
+        // 0711: bubblewrap running as root without capabilities must enter
+        // it; nobody else can reach it through the 0700 box root.
+        fs::DirBuilder::new().mode(0o711).create(&path)?;
+        let dir = PrivateDir { path };
+        if let Some(uid) = uid {
+            let id = Some(nix::unistd::Uid::from_raw(uid));
+            let gid = Some(nix::unistd::Gid::from_raw(uid));
+            nix::unistd::chown(&dir.path, id, gid).map_err(io::Error::from)?;
+        }
+        if let Some(prog) = program_dir {
+            for entry in fs::read_dir(prog)?.flatten() {
+                let _ = std::os::unix::fs::symlink(entry.path(), dir.path.join(entry.file_name()));
+            }
+        }
+        Ok(dir)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for PrivateDir {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.path);
+    }
+}
