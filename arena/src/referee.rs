@@ -703,6 +703,7 @@ mod tests {
                 time: None,
                 inc: Duration::ZERO,
                 margin: Duration::from_millis(50),
+                ponder: false,
             },
             log_dir: None,
         }
@@ -714,6 +715,7 @@ mod tests {
             grace: Duration::from_millis(100),
             write_stall: Duration::from_secs(2),
             log_cap: 1 << 16,
+            hide: Vec::new(),
         }
     }
 
@@ -917,6 +919,7 @@ mod tests {
             time: Some(Duration::from_millis(3000)),
             inc: Duration::from_millis(100),
             margin: Duration::from_millis(50),
+            ponder: false,
         };
         let dir = std::env::temp_dir().join(format!("arena-clock-{}", std::process::id()));
         s.log_dir = Some(dir.clone());

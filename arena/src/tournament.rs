@@ -1123,6 +1123,7 @@ mod tests {
             games,
             seed,
             random_opening_plies: 0,
+            ponder: false,
             time_control: TimeControl {
                 movetime_ms: Some(10),
                 time_ms: None,
@@ -1206,6 +1207,8 @@ mod tests {
             overwrite: false,
             shard: None,
             progress: ProgressMode::Quiet,
+            affinity: false,
+            warnings: Vec::new(),
         }
     }
 

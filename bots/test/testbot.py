@@ -71,6 +71,10 @@ legal move after attacking; what they managed goes to stderr as
     remount            try `mount -o remount,rw /`, then --probe-write
     read-environ       read its parent's environment, and look for
                        --victim TEXT in every process's environment
+
+    private-probe      at its first decision, say whether files it leaves in
+                       its working directory, HOME and TMPDIR are there
+                       (from an earlier game), then leave them
 """
 
 import argparse
@@ -305,7 +309,7 @@ def main():
 ATTACKS = {
     "escape-setsid", "escape-setpgid", "escape-daemon", "escape-double-fork",
     "eof-ignorer", "kill-parent", "stop-opponent", "cpu-thief",
-    "symlink-planter", "trojan", "remount", "read-environ",
+    "symlink-planter", "trojan", "remount", "read-environ", "private-probe",
 }
 
 THIEF = {}
@@ -436,6 +440,20 @@ def attack(mode, args, decisions, log):
             report(log, "remount wrote %s" % args.probe_write)
         except OSError as e:
             report(log, "remount could not write (%s)" % e)
+    elif mode == "private-probe" and first:
+        places = {"cwd": ".", "home": os.environ.get("HOME", "?"),
+                  "tmpdir": os.environ.get("TMPDIR", "?")}
+        for what, where in places.items():
+            path = os.path.join(where, "probe-" + what)
+            before = os.path.exists(path)
+            try:
+                with open(path, "w") as f:
+                    f.write("left by an earlier game\n")
+                wrote = "wrote"
+            except OSError as e:
+                wrote = "could not write (%s)" % e
+            report(log, "private-probe %s %s: %s, %s" % (
+                what, where, "FOUND" if before else "fresh", wrote))
     elif mode == "read-environ" and first:
         try:
             with open("/proc/%d/environ" % os.getppid(), "rb") as f:

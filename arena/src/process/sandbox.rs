@@ -176,8 +176,10 @@ impl Plan {
                 "CAP_SETPCAP".as_ref(),
             ]);
         } else {
+            // No user namespaces inside: the kernel's most attacked surface.
             push(&[
                 "--unshare-all".as_ref(),
+                "--unshare-user".as_ref(),
                 "--disable-userns".as_ref(),
                 "--cap-drop".as_ref(),
                 "ALL".as_ref(),
@@ -224,8 +226,8 @@ impl Plan {
             if private.starts_with(&dir) || visible.iter().any(|v| dir.starts_with(v)) {
                 continue;
             }
-            // bubblewrap gives a missing parent the mode of the original
-            // (0700 for /root): make them traversable for the bot's uid.
+            // bubblewrap makes a missing parent 0700 (or with the mode of the
+            // original, /root's 0700): make them traversable for the bot.
             for anc in dir
                 .ancestors()
                 .collect::<Vec<_>>()
@@ -234,7 +236,7 @@ impl Plan {
                 .skip(1)
             {
                 let exists = made.iter().any(|m| m == anc)
-                    || anc.starts_with("/tmp")
+                    || anc == Path::new("/tmp")
                     || visible.iter().any(|v| anc.starts_with(v));
                 if anc == dir || exists {
                     continue;
@@ -282,10 +284,12 @@ impl Plan {
     }
 }
 
-/// What `command` runs, where that lies outside the system directories: the
-/// install root of its program (and of a script's interpreter), so that an
-/// interpreter under a home directory runs in the sandbox. Adds what such a
-/// tool needs in its environment to `env`.
+/// What `command` needs from outside its program directory: the install
+/// root of its program (and of a script's interpreter), so that an
+/// interpreter under a home directory runs in the sandbox, and the
+/// directory of every argument that is an absolute path to an existing file
+/// (a script or data file named on the command line). Adds what such a tool
+/// needs in its environment to `env`.
 fn interpreter_roots(
     command: &[String],
     program_dir: &Path,
@@ -296,13 +300,23 @@ fn interpreter_roots(
         return Vec::new();
     };
     let mut found = Vec::new();
+    for arg in &command[1..] {
+        let p = Path::new(arg);
+        if p.is_absolute() && p.exists() && !p.starts_with(program_dir) {
+            found.push(if p.is_dir() {
+                p.to_path_buf()
+            } else {
+                narrow(p.parent().unwrap_or(p), p)
+            });
+        }
+    }
     let program = if first.contains('/') {
         Some(program_dir.join(first))
     } else {
         find_on_path(first.as_ref(), path)
     };
     let Some(program) = program else {
-        return Vec::new();
+        return found;
     };
     let mut files = vec![program.clone()];
     if let Ok(real) = fs::canonicalize(&program) {
@@ -361,16 +375,17 @@ fn install_root(file: &Path) -> PathBuf {
         .file_name()
         .is_some_and(|n| ["bin", "sbin", "shims", "libexec"].iter().any(|b| n == *b));
     let root = if up { dir.parent().unwrap_or(dir) } else { dir };
+    narrow(root, dir)
+}
+
+/// `dir`, unless showing it would show a whole home directory, `/` or
+/// `/tmp` (the bot's own): then only `inner`.
+fn narrow(dir: &Path, inner: &Path) -> PathBuf {
     let home = std::env::var_os("HOME").map(PathBuf::from);
-    let too_wide = root == Path::new("/")
-        || root == Path::new("/root")
-        || root.parent() == Some(Path::new("/home"))
-        || home.as_deref() == Some(root);
-    if too_wide {
-        dir.to_path_buf()
-    } else {
-        root.to_path_buf()
-    }
+    let too_wide = [Path::new("/"), Path::new("/root"), Path::new("/tmp")].contains(&dir)
+        || dir.parent() == Some(Path::new("/home"))
+        || home.as_deref() == Some(dir);
+    if too_wide { inner } else { dir }.to_path_buf()
 }
 
 /// `name` looked up in `path` (an executable file), as a shell would.

@@ -1,0 +1,756 @@
+//! Bots are strangers: each attack a bot author could try is a hostile bot
+//! (`bots/hostile/`, modes of `bots/test/testbot.py`) played through the real
+//! `arena` binary, and each test says what it proves.
+//!
+//! Tests that need bubblewrap or root skip with a message where they cannot
+//! run; `.ci/run` (root, bubblewrap installed) sets ARENA_REQUIRE_SANDBOX=1,
+//! which turns such a skip into a failure, so CI always runs them.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use arena::record::{GameRecord, Reason};
+
+#[path = "common/procs.rs"]
+mod procs;
+#[path = "common/runs.rs"]
+mod runs;
+
+use runs::{repo, ARENA};
+
+/// The sandbox settings to try: `none` always, `bwrap` where it works.
+fn sandboxes() -> Vec<&'static str> {
+    if sandbox_works("the bwrap half of this test") {
+        vec!["none", "bwrap"]
+    } else {
+        vec!["none"]
+    }
+}
+
+/// Whether bubblewrap works here; false (with a message) if not, or a panic
+/// when CI requires it.
+fn sandbox_works(what: &str) -> bool {
+    match arena::process::sandbox::usable() {
+        Ok(()) => true,
+        Err(why) if required() => panic!("{what} needs bubblewrap: {why}"),
+        Err(why) => {
+            eprintln!("SKIPPED {what}: {why}");
+            false
+        }
+    }
+}
+
+fn is_root(what: &str) -> bool {
+    let root = nix::unistd::geteuid().is_root();
+    if !root {
+        assert!(!required(), "{what} needs root");
+        eprintln!("SKIPPED {what}: not root");
+    }
+    root
+}
+
+fn required() -> bool {
+    std::env::var_os("ARENA_REQUIRE_SANDBOX").is_some_and(|v| v == "1")
+}
+
+fn hostile(name: &str) -> String {
+    repo().join("bots/hostile").join(name).display().to_string()
+}
+
+fn testbot() -> String {
+    repo().join("bots/test/testbot.py").display().to_string()
+}
+
+/// `arena match` between `bots` (NAME=COMMAND), from the repository root
+/// (the bots' program directory), writing to `out`.
+fn match_cmd(out: &Path, sandbox: &str, bots: &[String], extra: &[&str]) -> Command {
+    let mut cmd = Command::new(ARENA);
+    cmd.current_dir(repo())
+        .args(["match", "--game", "dakon", "--quiet", "--sandbox", sandbox])
+        .arg("--out")
+        .arg(out)
+        .args(extra)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for b in bots {
+        cmd.arg("--bot").arg(b);
+    }
+    cmd
+}
+
+fn run(mut cmd: Command) -> Output {
+    cmd.output().expect("arena runs")
+}
+
+fn records(out: &Path) -> Vec<GameRecord> {
+    std::fs::read_to_string(out.join("games.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Every log file of a run, concatenated.
+fn logs(out: &Path) -> String {
+    let mut all = String::new();
+    if let Ok(entries) = std::fs::read_dir(out.join("logs")) {
+        for e in entries.flatten() {
+            all.push_str(&std::fs::read_to_string(e.path()).unwrap_or_default());
+        }
+    }
+    all
+}
+
+/// The bots' own processes (the test bot's, not arena's or bubblewrap's,
+/// whose command lines hold the marker too) that carry `marker`.
+fn bots_with(marker: &str) -> Vec<(i32, String)> {
+    procs::with_cmdline(marker)
+        .into_iter()
+        .filter(|(_, cmd)| cmd.contains("testbot.py") && !cmd.starts_with("bwrap"))
+        .collect()
+}
+
+fn survivors(marker: &str) -> Vec<(i32, String)> {
+    procs::settle(Duration::from_secs(5), || bots_with(marker), Vec::is_empty)
+}
+
+fn unique(tag: &str) -> String {
+    format!("arena-contain-{tag}-{}", std::process::id())
+}
+
+/// A process a bot leaves behind by leaving its session or process group,
+/// daemonizing or double-forking dies with the bot's game, sandboxed or not,
+/// with cgroups and without (the subreaper sweep): during the second game
+/// of a match, the first game's leftover is gone, and nothing is left after.
+#[test]
+fn whatever_a_bot_leaves_running_dies_with_its_game() {
+    for sandbox in sandboxes() {
+        for cgroups in ["on", "off"] {
+            for mode in [
+                "escape-setsid",
+                "escape-setpgid",
+                "escape-daemon",
+                "escape-double-fork",
+            ] {
+                let marker = unique(&format!("{mode}-{sandbox}-{cgroups}"));
+                let dir = tempfile::tempdir().unwrap();
+                let out = dir.path().join("run");
+                let slow = format!(
+                    "slow={} {} --mode slow --sleep-ms 60",
+                    runs::python(),
+                    testbot()
+                );
+                let bots = [format!("esc={} --marker {marker}", hostile(mode)), slow];
+                let mut cmd = match_cmd(&out, sandbox, &bots, &["--games", "2"]);
+                cmd.env("ARENA_CGROUPS", cgroups);
+                let mut child = cmd.spawn().unwrap();
+                // While the second game runs, at most its own leftover lives.
+                let deadline = Instant::now() + Duration::from_secs(60);
+                while records(&out).is_empty() && Instant::now() < deadline {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                let during = procs::settle(
+                    Duration::from_secs(3),
+                    || bots_with(&marker),
+                    |p| p.len() <= 2, // the second game's bot and its leftover
+                );
+                let status = child.wait().unwrap();
+                let left = survivors(&marker);
+                assert!(status.success(), "{mode} {sandbox} cgroups {cgroups}");
+                assert!(
+                    during.len() <= 2,
+                    "{mode} {sandbox} cgroups {cgroups}: the first game's leftover outlived it: {during:?}"
+                );
+                assert!(
+                    left.is_empty(),
+                    "{mode} {sandbox} cgroups {cgroups}: left {left:?}"
+                );
+                assert!(logs(&out).contains(&format!("attack {mode} started")));
+                kill_all(&left);
+            }
+        }
+    }
+}
+
+fn kill_all(left: &[(i32, String)]) {
+    for (pid, _) in left {
+        let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(*pid), nix::sys::signal::SIGKILL);
+    }
+}
+
+/// `kill -9` of arena (the process started, its keeper) or of the referee
+/// inside it leaves no bot alive: not one that ignores end of input, quit
+/// and SIGTERM, not a daemon one of them started.
+#[test]
+fn kill_9_of_arena_leaves_no_bot_alive() {
+    for sandbox in sandboxes() {
+        for cgroups in ["on", "off"] {
+            for target in ["keeper", "referee"] {
+                let marker = unique(&format!("k9-{sandbox}-{cgroups}-{target}"));
+                let dir = tempfile::tempdir().unwrap();
+                let out = dir.path().join("run");
+                let bots = [
+                    format!("daemon={} --marker {marker}", hostile("escape-daemon")),
+                    format!("deaf={} --marker {marker}", hostile("eof-ignorer")),
+                ];
+                let extra = ["--games", "4", "--movetime", "5000", "--param", "holes=9"];
+                let mut cmd = match_cmd(&out, sandbox, &bots, &extra);
+                cmd.env("ARENA_CGROUPS", cgroups);
+                let mut child: Child = cmd.spawn().unwrap();
+                // Both bots run and the daemon is out.
+                let seen = procs::settle(
+                    Duration::from_secs(20),
+                    || bots_with(&marker),
+                    |p| p.len() >= 3,
+                );
+                assert!(seen.len() >= 3, "the bots did not start: {seen:?}");
+                let victim = match target {
+                    "keeper" => child.id() as i32,
+                    _ => referee_of(child.id() as i32),
+                };
+                nix::sys::signal::kill(
+                    nix::unistd::Pid::from_raw(victim),
+                    nix::sys::signal::SIGKILL,
+                )
+                .unwrap();
+                let _ = child.wait();
+                let left = survivors(&marker);
+                kill_all(&left);
+                assert!(
+                    left.is_empty(),
+                    "kill -9 of the {target} ({sandbox}, cgroups {cgroups}) left {left:?}"
+                );
+            }
+        }
+    }
+}
+
+/// The referee: the keeper's child running the same command.
+fn referee_of(keeper: i32) -> i32 {
+    let found = procs::settle(
+        Duration::from_secs(5),
+        || {
+            procs::with_cmdline("match --game")
+                .into_iter()
+                .filter(|(pid, _)| parent(*pid) == Some(keeper))
+                .collect::<Vec<_>>()
+        },
+        |v| !v.is_empty(),
+    );
+    found.first().expect("the keeper has a referee child").0
+}
+
+fn parent(pid: i32) -> Option<i32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit(')')
+        .next()?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
+}
+
+/// A copy of the hostile bots and the test bot in a program directory of
+/// their own (the attacks below write where they can: never into the real
+/// checkout), with an opponent script beside them and the run directory
+/// inside it, as in the demo (reports/ in the repository).
+struct Prog {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+}
+
+impl Prog {
+    fn new() -> Prog {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        for sub in ["bots/test", "bots/hostile", "reports"] {
+            std::fs::create_dir_all(root.join(sub)).unwrap();
+        }
+        std::fs::copy(testbot(), root.join("bots/test/testbot.py")).unwrap();
+        std::fs::copy(testbot(), root.join("opponent.py")).unwrap();
+        for e in std::fs::read_dir(repo().join("bots/hostile"))
+            .unwrap()
+            .flatten()
+        {
+            std::fs::copy(e.path(), root.join("bots/hostile").join(e.file_name())).unwrap();
+        }
+        // The bots' uids (arena as root) read everything here.
+        chmod_tree(&root);
+        Prog { _dir: dir, root }
+    }
+
+    fn out(&self) -> PathBuf {
+        self.root.join("reports/run")
+    }
+
+    /// `arena match` run from this program directory.
+    fn play(&self, sandbox: &str, bots: &[String], extra: &[&str], env: &[(&str, &str)]) -> Output {
+        let mut cmd = match_cmd(&self.out(), sandbox, bots, extra);
+        cmd.current_dir(&self.root);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        run(cmd)
+    }
+}
+
+fn chmod_tree(dir: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    for e in walk(dir) {
+        let mode = if e.is_dir() { 0o755 } else { 0o755 };
+        let _ = std::fs::set_permissions(&e, std::fs::Permissions::from_mode(mode));
+    }
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut all = vec![dir.to_path_buf()];
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                all.extend(walk(&e.path()));
+            } else {
+                all.push(e.path());
+            }
+        }
+    }
+    all
+}
+
+/// Under the sandbox a bot cannot rewrite its opponent's program, forge a
+/// game into the run's records, remount the filesystem (as root), read the
+/// referee's environment, signal the referee or stop its opponent: every
+/// game is played and recorded as the rules say. The same attacks without
+/// the sandbox show that each probe works (the trojan rewrites the
+/// opponent's script there).
+#[test]
+fn a_sandboxed_bot_cannot_touch_its_opponent_the_run_or_the_host() {
+    if !sandbox_works("the sandbox attacks") {
+        return;
+    }
+    let prog = Prog::new();
+    let opponent = prog.root.join("opponent.py");
+    let original = std::fs::read(&opponent).unwrap();
+    let journal = prog.out().join("games.jsonl");
+    let secret = unique("secret");
+    let outside = format!("/usr/local/{}", unique("remounted"));
+    let marker = unique("victim");
+    let opp = format!("opp=/usr/bin/python3 opponent.py --marker {marker}");
+    let attacks = [
+        format!(
+            "trojan=bots/hostile/trojan --victim {} --append {}",
+            opponent.display(),
+            journal.display()
+        ),
+        format!("remount=bots/hostile/remount --probe-write {outside}"),
+        format!("environ=bots/hostile/read-environ --victim {secret}"),
+        "killer=bots/hostile/kill-parent".to_string(),
+        format!("stopper=bots/hostile/stop-opponent --victim {marker}"),
+    ];
+    for attack in &attacks {
+        let _ = std::fs::remove_dir_all(prog.out());
+        let o = prog.play(
+            "bwrap",
+            &[attack.clone(), opp.clone()],
+            &["--games", "2", "--movetime", "3000"],
+            &[("ARENA_TEST_SECRET", &secret)],
+        );
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{attack}: {err}");
+        let recs = records(&prog.out());
+        assert_eq!(recs.len(), 2, "{attack}: every game recorded, none forged");
+        for r in &recs {
+            assert!(
+                r.offender.is_none() && !r.reason.is_forfeit(),
+                "{attack}: {:?} {:?}",
+                r.reason,
+                r.detail
+            );
+        }
+        assert_eq!(std::fs::read(&opponent).unwrap(), original, "{attack}");
+        let log = logs(&prog.out());
+        assert!(!log.contains(&secret), "{attack}: the secret leaked: {log}");
+        assert!(
+            log.contains("testbot: attack"),
+            "{attack}: no attack ran: {log}"
+        );
+    }
+    assert!(
+        !Path::new(&outside).exists(),
+        "a sandboxed bot wrote {outside}"
+    );
+    let log = logs(&prog.out());
+    assert!(log.contains("stop-opponent stopped 0"), "{log}");
+
+    // Control: unsandboxed, the trojan does rewrite its opponent.
+    let _ = std::fs::remove_dir_all(prog.out());
+    let o = prog.play(
+        "none",
+        &[attacks[0].clone(), opp.clone()],
+        &["--games", "1"],
+        &[],
+    );
+    assert!(o.status.success());
+    assert_ne!(
+        std::fs::read(&opponent).unwrap(),
+        original,
+        "the probe works"
+    );
+    std::fs::write(&opponent, &original).unwrap();
+}
+
+/// The bot not on move is frozen: a bot that leaves a process spinning gets
+/// (almost) no CPU during its opponent's turns, sandboxed or not, with
+/// cgroups or with its process group; with --ponder it keeps running. Each
+/// move records its CPU time beside its wall time where it can be measured.
+#[test]
+fn the_bot_not_on_move_is_frozen_unless_pondering_is_allowed() {
+    for sandbox in sandboxes() {
+        for cgroups in ["on", "off"] {
+            let thief_cpu = |ponder: bool| {
+                let dir = tempfile::tempdir().unwrap();
+                let out = dir.path().join("run");
+                let bots = [
+                    format!("thief={}", hostile("cpu-thief")),
+                    format!(
+                        "slow={} {} --mode slow --sleep-ms 100",
+                        runs::python(),
+                        testbot()
+                    ),
+                ];
+                let mut extra = vec!["--games", "1"];
+                if ponder {
+                    extra.push("--ponder");
+                }
+                let mut cmd = match_cmd(&out, sandbox, &bots, &extra);
+                cmd.env("ARENA_CGROUPS", cgroups);
+                let o = run(cmd);
+                assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+                let r = &records(&out)[0];
+                let measured: Vec<f64> = r
+                    .moves
+                    .iter()
+                    .filter(|m| m.seat == 0)
+                    .flat_map(|m| &m.info)
+                    .filter_map(|i| i.strip_prefix("thief_cpu_ms=")?.parse().ok())
+                    .collect();
+                let opponent_ms: f64 = r.moves.iter().filter(|m| m.seat == 1).map(|m| m.ms).sum();
+                let cpu_known = r.moves.iter().filter(|m| m.cpu_ms.is_some()).count();
+                (
+                    measured.last().unwrap() - measured[0],
+                    opponent_ms,
+                    cpu_known,
+                    r.moves.len(),
+                )
+            };
+            let (frozen, waited, cpu_known, plies) = thief_cpu(false);
+            let (pondering, _, _, _) = thief_cpu(true);
+            let what = format!("{sandbox}, cgroups {cgroups}");
+            assert!(waited >= 1000.0, "{what}: the opponent thought {waited} ms");
+            assert!(
+                frozen < 200.0,
+                "{what}: the spinning child got {frozen} ms of CPU in {waited} ms of its opponent's time"
+            );
+            assert!(
+                pondering > 300.0,
+                "{what}: pondering, it got only {pondering} ms"
+            );
+            // Without a cgroup a sandboxed bot's CPU time cannot be read.
+            if cgroups == "on" || sandbox == "none" {
+                assert_eq!(cpu_known, plies, "{what}: every move has cpu_ms");
+            } else {
+                assert_eq!(cpu_known, 0, "{what}");
+            }
+        }
+    }
+}
+
+/// `memory_mb` limits resident memory, so bots in the languages people use
+/// run under it (a JVM reserves gigabytes of address space): a Java and a
+/// Node.js bot play under 256 MB, and a Java bot that keeps allocating loses
+/// with `crash`, `memory limit (256 MB)`.
+#[test]
+fn a_memory_limit_that_java_and_node_bots_live_with() {
+    let have = |tool: &str| Command::new(tool).arg("--version").output().is_ok();
+    if !(have("javac") && have("java") && have("node")) {
+        assert!(!required(), "CI has a JDK and Node.js");
+        eprintln!("SKIPPED: javac, java or node missing");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let classes = dir.path().join("classes");
+    let javac = Command::new("javac")
+        .arg("-d")
+        .arg(&classes)
+        .arg(repo().join("bots/java/ArenaBot.java"))
+        .arg(repo().join("bots/java/RandomBot.java"))
+        .output()
+        .unwrap();
+    assert!(
+        javac.status.success(),
+        "{}",
+        String::from_utf8_lossy(&javac.stderr)
+    );
+    chmod_tree(dir.path());
+    let java = |extra: &str| format!("java=java -cp {} RandomBot {extra}", classes.display());
+    let node = format!(
+        "node=node {}",
+        repo().join("bots/js/random_bot.js").display()
+    );
+    for sandbox in sandboxes() {
+        let out = dir.path().join(format!("play-{sandbox}"));
+        let o = run(match_cmd(
+            &out,
+            sandbox,
+            &[java("--seed 1"), node.clone()],
+            &["--games", "2", "--memory-mb", "256", "--movetime", "5000"],
+        ));
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        for r in records(&out) {
+            assert!(
+                !r.reason.is_forfeit(),
+                "{sandbox}: {:?} {:?}",
+                r.reason,
+                r.detail
+            );
+        }
+        let out = dir.path().join(format!("hog-{sandbox}"));
+        let o = run(match_cmd(
+            &out,
+            sandbox,
+            &[java("--hog"), node.clone()],
+            &["--games", "1", "--memory-mb", "256", "--movetime", "20000"],
+        ));
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let r = &records(&out)[0];
+        assert_eq!(
+            (r.reason, r.offender),
+            (Reason::Crash, Some(0)),
+            "{sandbox}: {r:?}"
+        );
+        assert_eq!(
+            r.detail.as_deref(),
+            Some("memory limit (256 MB)"),
+            "{sandbox}"
+        );
+    }
+}
+
+/// Each bot process has a private directory, fresh for every game, that is
+/// its HOME and TMPDIR (and, sandboxed, its working directory): nothing a
+/// bot leaves there reaches its next game.
+#[test]
+fn each_game_gives_a_bot_a_fresh_private_directory() {
+    for sandbox in sandboxes() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("run");
+        let bots = [
+            format!(
+                "probe={} {} --mode private-probe",
+                runs::python(),
+                testbot()
+            ),
+            format!("first={ARENA} bot-first"),
+        ];
+        let mut cmd = match_cmd(&out, sandbox, &bots, &["--games", "2"]);
+        // Unsandboxed, the working directory is the program's own (here
+        // this temporary one), shared by its games.
+        cmd.current_dir(dir.path());
+        let o = run(cmd);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let log = logs(&out);
+        let mut places = vec!["home", "tmpdir"];
+        if sandbox == "bwrap" {
+            places.push("cwd");
+        }
+        for place in places {
+            let seen: Vec<&str> = log
+                .lines()
+                .filter(|l| l.contains(&format!("attack private-probe {place} ")))
+                .collect();
+            assert_eq!(seen.len(), 2, "{sandbox} {place}: {log}");
+            assert!(
+                seen.iter().all(|l| l.ends_with("fresh, wrote")),
+                "{sandbox} {place}: {seen:?}"
+            );
+        }
+    }
+}
+
+/// An interpreter installed outside the system directories (under a home
+/// directory, as pyenv, nvm and conda do) runs in the sandbox: arena shows
+/// the bot what its command resolves to.
+#[test]
+fn an_interpreter_outside_the_system_directories_runs_sandboxed() {
+    if !sandbox_works("the home-installed interpreter") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("home/someone/.tool/bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let tool = bin.join("mypython");
+    std::fs::write(&tool, "#!/bin/sh\nexec /usr/bin/python3 \"$@\"\n").unwrap();
+    chmod_tree(dir.path());
+    let out = dir.path().join("run");
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let bots = [
+        "tool=mypython bots/test/testbot.py".to_string(),
+        format!("first={ARENA} bot-first"),
+    ];
+    let mut cmd = match_cmd(&out, "bwrap", &bots, &["--games", "2"]);
+    cmd.env("PATH", path);
+    let o = run(cmd);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for r in records(&out) {
+        assert!(
+            !r.reason.is_forfeit(),
+            "{:?} {:?} {}",
+            r.reason,
+            r.detail,
+            logs(&out)
+        );
+    }
+}
+
+/// `sandbox = auto` without a usable bubblewrap runs the bots unsandboxed,
+/// says so at the start and keeps the warning in the run's manifest; an
+/// explicit `bwrap` stops before any game, naming what is missing.
+#[test]
+fn auto_warns_without_bubblewrap_and_bwrap_refuses() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("bin");
+    std::fs::create_dir_all(&empty).unwrap();
+    let config = dir.path().join("t.toml");
+    let write = |sandbox: &str| {
+        std::fs::write(
+            &config,
+            format!(
+                "game = \"dakon\"\nseed = 1\ngames = 2\n[params]\nholes = 3\n[time_control]\nmovetime_ms = 1000\n\
+                 [[bots]]\nname = \"a\"\ncommand = [\"{ARENA}\", \"bot-first\"]\n{sandbox}\n\
+                 [[bots]]\nname = \"b\"\ncommand = [\"{ARENA}\", \"bot-first\"]\n"
+            ),
+        )
+        .unwrap();
+    };
+    let tournament = |out: &Path| {
+        Command::new(ARENA)
+            .args(["tournament", "--quiet", "--out"])
+            .arg(out)
+            .arg(&config)
+            .env("PATH", &empty)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    write("");
+    let out = dir.path().join("auto");
+    let o = tournament(&out);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("WITHOUT a sandbox") && err.contains("bwrap is not on PATH"),
+        "{err}"
+    );
+    let manifest = std::fs::read_to_string(out.join("tournament.json")).unwrap();
+    assert!(manifest.contains("WITHOUT a sandbox"), "{manifest}");
+
+    write("sandbox = \"bwrap\"");
+    let out = dir.path().join("bwrap");
+    let o = tournament(&out);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("bots[0].sandbox") && err.contains("bwrap is not on PATH"),
+        "{err}"
+    );
+    assert!(!out.join("games.jsonl").exists());
+}
+
+/// As an ordinary user (here: arena run as `nobody` by root), where bots
+/// share arena's uid and no cgroup can be made: a bot cannot read the
+/// referee's environment (arena is not dumpable), a link it plants where
+/// its log will go is never followed, and bubblewrap still confines it
+/// (unprivileged, in a user namespace).
+#[test]
+fn as_an_ordinary_user_the_referee_keeps_its_secrets_and_its_logs() {
+    if !is_root("switching to nobody") {
+        return;
+    }
+    let prog = Prog::new();
+    let nobody = nix::unistd::Uid::from_raw(65534);
+    let run_dir = prog.root.join("reports");
+    nix::unistd::chown(&run_dir, Some(nobody), None).unwrap();
+    let victim = prog.root.join("victim.txt");
+    std::fs::write(&victim, "untouched\n").unwrap();
+    nix::unistd::chown(&victim, Some(nobody), None).unwrap();
+    let secret = unique("user-secret");
+    let out = prog.out();
+    // The planter is seat 1 in the second game (seats alternate).
+    let plant = out.join("logs/game00001-seat1-planter.log");
+    let mut sandboxes = vec!["none"];
+    if sandbox_works("the unprivileged sandbox") {
+        sandboxes.push("bwrap");
+    }
+    for sandbox in sandboxes {
+        let _ = std::fs::remove_dir_all(&out);
+        let bots = [
+            format!("environ=bots/hostile/read-environ --victim {secret}"),
+            format!(
+                "planter=bots/hostile/symlink-planter --plant {} --victim {}",
+                plant.display(),
+                victim.display()
+            ),
+        ];
+        let mut cmd = Command::new("setpriv");
+        cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+            .arg(ARENA)
+            .args([
+                "match",
+                "--game",
+                "dakon",
+                "--quiet",
+                "--games",
+                "2",
+                "--sandbox",
+                sandbox,
+            ])
+            .arg("--out")
+            .arg(&out)
+            .current_dir(&prog.root)
+            .env("ARENA_TEST_SECRET", &secret)
+            .stdin(Stdio::null());
+        for b in &bots {
+            cmd.arg("--bot").arg(b);
+        }
+        let o = cmd.output().unwrap();
+        assert!(
+            o.status.success(),
+            "{sandbox}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let log = logs(&out);
+        assert!(log.contains("attack read-environ"), "{sandbox}: {log}");
+        assert!(
+            !log.contains(&secret),
+            "{sandbox}: the referee's environment leaked: {log}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&victim).unwrap(),
+            "untouched\n",
+            "{sandbox}"
+        );
+        for r in records(&out) {
+            assert!(
+                !r.reason.is_forfeit(),
+                "{sandbox}: {:?} {:?}",
+                r.reason,
+                r.detail
+            );
+        }
+    }
+}
