@@ -89,9 +89,11 @@ pub struct Report {
 }
 
 impl Report {
+    /// Prints the finding: the bot's own words in it (its `ready` text,
+    /// what it sent) are escaped, so a bot cannot drive the terminal.
     fn push(&mut self, level: Level, text: impl Into<String>) {
         let text = text.into();
-        println!("{} {text}", level.tag());
+        println!("{} {}", level.tag(), crate::display::escape(&text));
         self.lines.push((level, text));
     }
 

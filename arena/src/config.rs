@@ -321,12 +321,7 @@ impl Config {
         let mut seen = BTreeSet::new();
         for (i, b) in raw.bots.iter().enumerate() {
             let key = |k: &str| format!("bots[{i}].{k}");
-            if b.name.is_empty() || b.name.chars().any(|c| c.is_control() || c == ',') {
-                return Err(err(
-                    &key("name"),
-                    "must be non-empty, without commas or control characters".into(),
-                ));
-            }
+            crate::display::check_name(&b.name).map_err(|why| err(&key("name"), why))?;
             if !seen.insert(b.name.clone()) {
                 return Err(err(
                     &key("name"),

@@ -9,6 +9,7 @@ pub mod bot;
 pub mod checkbot;
 pub mod cli_tournament;
 pub mod config;
+pub mod display;
 pub mod games;
 pub mod lanes;
 pub mod matchplay;

@@ -269,10 +269,15 @@ mod tests {
 
     #[test]
     fn script_safe_json_cannot_close_the_script_block() {
-        let v = serde_json::json!({"name": "</script><script>alert(1)</script>", "amp": "a&b"});
+        let v = serde_json::json!({
+            "name": "</script><script>alert(1)</script>",
+            "amp": "a&b",
+            // Line breaks to old JavaScript parsers; an escape for terminals.
+            "sep": "a\u{2028}b\u{2029}c\u{1b}[2J",
+        });
         let s = script_safe_json(&v);
         assert!(
-            !s.contains('<') && !s.contains('>') && !s.contains('&'),
+            !s.contains(['<', '>', '&', '\u{2028}', '\u{2029}', '\u{1b}']),
             "{s}"
         );
         let back: serde_json::Value = serde_json::from_str(&s).unwrap();
