@@ -22,4 +22,5 @@ pub mod referee;
 pub mod report;
 pub mod schedule;
 pub mod slurm;
+pub mod store;
 pub mod tournament;

@@ -257,10 +257,9 @@ pub fn write_html(dir: &Path, records: &[GameRecord]) -> io::Result<PathBuf> {
         .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
         .unwrap_or_else(|| dir.display().to_string());
     let html = render_html(&title, records, ratings.as_ref());
-    let path = dir.join("index.html");
-    std::fs::write(&path, html)
-        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
-    Ok(path)
+    crate::store::write_atomic(dir, "index.html", html.as_bytes())
+        .map_err(|e| io::Error::other(e.to_string()))?;
+    Ok(dir.join("index.html"))
 }
 
 #[cfg(test)]
