@@ -161,7 +161,7 @@ pub fn main(args: CheckBotArgs) -> ExitCode {
     });
     match result {
         Err(e) => {
-            eprintln!("arena check-bot: {e}");
+            eprintln!("arena check-bot: {}", crate::display::escape(&e.to_string()));
             ExitCode::from(2)
         }
         Ok(report) => {

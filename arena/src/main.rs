@@ -489,14 +489,14 @@ fn ratings_command(a: RatingsArgs) -> ExitCode {
     let file = match ratings_report::games_file(&a.input) {
         Ok(f) => f,
         Err(e) => {
-            eprintln!("arena ratings: {e}");
+            eprintln!("arena ratings: {}", escape(&e.to_string()));
             return ExitCode::FAILURE;
         }
     };
     let games = match ratings_report::load_games(&file) {
         Ok(g) => g,
         Err(e) => {
-            eprintln!("arena ratings: {e}");
+            eprintln!("arena ratings: {}", escape(&e.to_string()));
             return ExitCode::FAILURE;
         }
     };

@@ -55,7 +55,7 @@ fn exit(command: &str, result: Result<(), String>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
-            eprintln!("arena {command}: {message}");
+            eprintln!("arena {command}: {}", arena::display::escape(&message));
             ExitCode::FAILURE
         }
     }
