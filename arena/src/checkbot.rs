@@ -161,7 +161,10 @@ pub fn main(args: CheckBotArgs) -> ExitCode {
     });
     match result {
         Err(e) => {
-            eprintln!("arena check-bot: {}", crate::display::escape(&e.to_string()));
+            eprintln!(
+                "arena check-bot: {}",
+                crate::display::escape(&e.to_string())
+            );
             ExitCode::from(2)
         }
         Ok(report) => {

@@ -284,7 +284,11 @@ pub async fn run_match_with(
     let mut test = test;
     let mut observe = |r: &GameRecord, resumed: bool| {
         for seat in 0..2 {
-            let bot = if r.index.is_multiple_of(2) { seat } else { 1 - seat };
+            let bot = if r.index.is_multiple_of(2) {
+                seat
+            } else {
+                1 - seat
+            };
             let t = &mut tally[bot];
             match r.result.points(seat) {
                 p if p > 0.75 => t.wins += 1,
