@@ -651,21 +651,43 @@ pub fn remove_run(dir: &Path, m: &Manifest) -> Result<(), StoreError> {
 
 /// `gameNNNNN-seatS-NAME.log`, as [`crate::referee::GameSetup::log_path`] names logs.
 fn is_log_name(name: &str) -> bool {
-    let Some(rest) = name.strip_prefix("game") else {
-        return false;
-    };
-    let Some(rest) = rest.strip_suffix(".log") else {
-        return false;
-    };
+    log_game(name).is_some()
+}
+
+/// The game index in a log's name, if `name` is one arena gives logs.
+fn log_game(name: &str) -> Option<u64> {
+    let rest = name.strip_prefix("game")?.strip_suffix(".log")?;
     let digits = rest.chars().take_while(char::is_ascii_digit).count();
-    let Some(rest) = rest[digits..].strip_prefix("-seat") else {
-        return false;
-    };
-    digits >= 5
-        && (rest.starts_with("0-") || rest.starts_with("1-"))
-        && rest[2..]
+    let seat = rest[digits..].strip_prefix("-seat")?;
+    let ok = digits >= 5
+        && (seat.starts_with("0-") || seat.starts_with("1-"))
+        && seat[2..]
             .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    ok.then(|| rest[..digits].parse().ok()).flatten()
+}
+
+/// Removes from `dir/logs` the logs of games not in `finished`: what games
+/// cut short by a crash left, before `--resume` plays them again.
+pub fn remove_unfinished_logs(
+    dir: &Path,
+    finished: &std::collections::BTreeSet<u64>,
+) -> Result<(), StoreError> {
+    let logs = dir.join(LOGS);
+    let entries = match fs::read_dir(&logs) {
+        Ok(e) => e,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(io_err(&logs)(e)),
+    };
+    for entry in entries {
+        let entry = entry.map_err(io_err(&logs))?;
+        let game = log_game(&entry.file_name().to_string_lossy());
+        if game.is_some_and(|g| !finished.contains(&g)) {
+            let p = entry.path();
+            fs::remove_file(&p).map_err(io_err(&p))?;
+        }
+    }
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------
@@ -927,6 +949,7 @@ mod tests {
 
     #[test]
     fn log_names_are_recognised() {
+        assert_eq!(log_game("game00012-seat1-alpha_beta-2.log"), Some(12));
         assert!(is_log_name("game00012-seat1-alpha_beta-2.log"));
         assert!(is_log_name("game1234567-seat0-x.log"));
         for other in [

@@ -464,10 +464,13 @@ fn prepare_dir(
         ));
     }
     let files = [dir.join(GAMES_JSONL), dir.join(JOURNAL)];
-    Ok(store::checked_records(&files, jobs, config)?
+    let done: BTreeMap<u64, GameRecord> = store::checked_records(&files, jobs, config)?
         .into_iter()
         .map(|(i, (r, _))| (i, r))
-        .collect())
+        .collect();
+    // The games to play again start with no log of their own.
+    store::remove_unfinished_logs(dir, &done.keys().copied().collect())?;
+    Ok(done)
 }
 
 enum DriveStop {
@@ -1094,11 +1097,17 @@ mod tests {
 
         let again = rt.block_on(run(&c, fake(&c, None), &opts(&part, 2)));
         assert!(matches!(again, Err(TournamentError::Refused(ref m)) if m.contains("--resume")));
+        // The log of the game that failed is stale: resume removes it, and
+        // only it.
+        fs::write(part.join("logs/game00009-seat0-bot1.log"), "half").unwrap();
+        fs::write(part.join("logs/notes.txt"), "mine").unwrap();
 
         let player = fake(&c, None);
         let mut o = opts(&part, 2);
         o.resume = true;
         let s = rt.block_on(run(&c, player.clone(), &o)).unwrap();
+        assert!(!part.join("logs/game00009-seat0-bot1.log").exists());
+        assert!(part.join("logs/notes.txt").exists());
         assert_eq!(s.played_now, 18 - saved);
         assert_eq!(player.played.load(Ordering::SeqCst), 18 - saved);
         assert_eq!(files(&whole), files(&part));
