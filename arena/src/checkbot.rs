@@ -89,9 +89,11 @@ pub struct Report {
 }
 
 impl Report {
+    /// Prints the finding: the bot's own words in it (its `ready` text,
+    /// what it sent) are escaped, so a bot cannot drive the terminal.
     fn push(&mut self, level: Level, text: impl Into<String>) {
         let text = text.into();
-        println!("{} {text}", level.tag());
+        println!("{} {}", level.tag(), crate::display::escape(&text));
         self.lines.push((level, text));
     }
 
@@ -159,7 +161,10 @@ pub fn main(args: CheckBotArgs) -> ExitCode {
     });
     match result {
         Err(e) => {
-            eprintln!("arena check-bot: {e}");
+            eprintln!(
+                "arena check-bot: {}",
+                crate::display::escape(&e.to_string())
+            );
             ExitCode::from(2)
         }
         Ok(report) => {

@@ -33,7 +33,7 @@ pub struct TournamentArgs {
     /// Finish an interrupted run in --out: play only the missing games.
     #[arg(long, conflicts_with = "overwrite")]
     pub resume: bool,
-    /// Replace a run already in --out (deletes its games, journal and logs).
+    /// Replace the run already in --out (removes only the files its manifest lists).
     #[arg(long)]
     pub overwrite: bool,
     /// Play only shard K of N (K from 1): the games whose pair id is K-1 modulo N.

@@ -15,6 +15,9 @@ use serde::{Deserialize, Serialize};
 use crate::bot::{LimitSettings, Sandbox};
 use crate::games;
 
+/// The largest config file arena reads.
+pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
+
 /// A user's mistake in a config: which file, which key, and why.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{}: {key}: {reason}", file.display())]
@@ -38,6 +41,8 @@ pub enum FormatKind {
     RoundRobin,
     /// The `champion` plays every other bot `games` times; the others do not meet.
     Gauntlet,
+    /// `arena match`: two bots, the first in seat 0 of even games (not for configs).
+    Match,
 }
 
 /// The config file as written (after TOML parsing, before validation).
@@ -209,11 +214,14 @@ impl Config {
     /// Reads and validates a config file. Bots' executables are checked only
     /// for bots without a `build` command (see [`Config::check_bots`]).
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+        let err = |reason: String| ConfigError {
             file: path.to_path_buf(),
             key: "(file)".into(),
-            reason: format!("cannot read: {e}"),
-        })?;
+            reason,
+        };
+        let bytes =
+            crate::store::read_bounded(path, MAX_CONFIG_BYTES).map_err(|e| err(e.to_string()))?;
+        let text = String::from_utf8(bytes).map_err(|e| err(format!("not UTF-8 text: {e}")))?;
         Self::parse(path, &text)
     }
 
@@ -318,12 +326,7 @@ impl Config {
         let mut seen = BTreeSet::new();
         for (i, b) in raw.bots.iter().enumerate() {
             let key = |k: &str| format!("bots[{i}].{k}");
-            if b.name.is_empty() || b.name.chars().any(|c| c.is_control() || c == ',') {
-                return Err(err(
-                    &key("name"),
-                    "must be non-empty, without commas or control characters".into(),
-                ));
-            }
+            crate::display::check_name(&b.name).map_err(|why| err(&key("name"), why))?;
             if !seen.insert(b.name.clone()) {
                 return Err(err(
                     &key("name"),
@@ -369,6 +372,24 @@ impl Config {
         if raw.games == 0 {
             return Err(err("games", "must be at least 1".into()));
         }
+        if raw.format == FormatKind::Match {
+            return Err(err(
+                "format",
+                "`match` is what `arena match` records; a config is round-robin or gauntlet".into(),
+            ));
+        }
+        let total = crate::schedule::schedule_len(raw.format, bots.len(), u64::from(raw.games));
+        if total > u128::from(crate::schedule::MAX_GAMES) {
+            return Err(err(
+                "games",
+                format!(
+                    "the schedule would hold {total} games ({} bots, {} per pairing); at most {} games fit in one run",
+                    bots.len(),
+                    raw.games,
+                    crate::schedule::MAX_GAMES
+                ),
+            ));
+        }
         let champion = match (raw.format, &raw.champion) {
             (FormatKind::Gauntlet, None) => return Err(err(
                 "champion",
@@ -389,13 +410,13 @@ impl Config {
                     )
                 })?)
             }
-            (FormatKind::RoundRobin, Some(_)) => {
+            (FormatKind::RoundRobin | FormatKind::Match, Some(_)) => {
                 return Err(err(
                     "champion",
                     "only meaningful with format = \"gauntlet\"".into(),
                 ))
             }
-            (FormatKind::RoundRobin, None) => None,
+            (FormatKind::RoundRobin | FormatKind::Match, None) => None,
         };
         if raw.concurrency == Some(0) {
             return Err(err("concurrency", "must be at least 1".into()));
@@ -667,6 +688,7 @@ impl fmt::Display for FormatKind {
         f.write_str(match self {
             FormatKind::RoundRobin => "round-robin",
             FormatKind::Gauntlet => "gauntlet",
+            FormatKind::Match => "match",
         })
     }
 }

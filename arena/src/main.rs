@@ -7,12 +7,14 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 
 use arena::bot::{self, BotSpec, Limits};
+use arena::display::escape;
 use arena::games;
-use arena::matchplay::{self, MatchConfig, Tally};
+use arena::matchplay::{self, MatchConfig, MatchError, MatchRun, Tally};
 use arena::rating::{self, RatingOptions};
 use arena::record::GameRecord;
 use arena::referee::TimeControl;
 use arena::report::ratings as ratings_report;
+use arena::tournament::TournamentError;
 
 mod cli;
 
@@ -133,13 +135,27 @@ struct MatchArgs {
     /// by default it is frozen until its next `go`.
     #[arg(long)]
     ponder: bool,
+    /// Pin each concurrent game (its bots and its referee thread) to a CPU
+    /// of its own (round robin over the CPUs arena may use).
+    #[arg(long)]
+    affinity: bool,
     /// Keep bots running across games (they get `newgame` again) instead
     /// of restarting them for every game.
     #[arg(long)]
     keep_bots: bool,
-    /// Output directory for games.jsonl, games.csv and logs/.
+    /// Output directory for games.jsonl, games.csv and logs/ (a run
+    /// directory, as a tournament's: refused if it holds a run).
     #[arg(long, default_value = "reports/match")]
     out: PathBuf,
+    /// Games played at once [default: the number of cores].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    concurrency: Option<u64>,
+    /// Finish an interrupted match in --out: play only the missing games.
+    #[arg(long, conflicts_with = "overwrite")]
+    resume: bool,
+    /// Replace the match (or tournament) already in --out.
+    #[arg(long)]
+    overwrite: bool,
     /// Print only the summary.
     #[arg(long)]
     quiet: bool,
@@ -193,8 +209,12 @@ fn run(cli: Cli) -> ExitCode {
         Some(Command::Match(args)) => match run_match(args) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
-                eprintln!("arena match: {e}");
-                ExitCode::from(2)
+                eprintln!("arena match: {}", escape(&e.to_string()));
+                ExitCode::from(match e {
+                    MatchError::Config(_) => 2,
+                    MatchError::Run(TournamentError::Interrupted { .. }) => 130,
+                    MatchError::Run(_) => 1,
+                })
             }
         },
     }
@@ -210,10 +230,10 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
     }
     let mut a = BotSpec::parse(&args.bots[0])?;
     let mut b = BotSpec::parse(&args.bots[1])?;
-    let (sandbox, warning) = arena::process::sandbox::resolve(args.sandbox)?;
-    if let Some(w) = warning {
-        eprintln!("arena match: warning: {w}");
+    for spec in [&a, &b] {
+        arena::display::check_name(&spec.name).map_err(|why| format!("--bot: bot name {why}"))?;
     }
+    let (sandbox, _) = arena::process::sandbox::resolve(args.sandbox)?;
     for spec in [&mut a, &mut b] {
         spec.resources = args.bot_limits.resources()?;
         spec.sandbox = sandbox;
@@ -231,6 +251,12 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
     let games = args
         .games
         .unwrap_or(if args.sprt.is_some() { 20_000 } else { 2 });
+    if games == 0 || games > arena::schedule::MAX_GAMES {
+        return Err(format!(
+            "--games must be from 1 to {} (got {games})",
+            arena::schedule::MAX_GAMES
+        ));
+    }
     if args.sprt.is_some() && games % 2 == 1 {
         return Err("with --sprt, --games must be even: the test counts seat-swapped pairs".into());
     }
@@ -260,18 +286,32 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
     })
 }
 
-fn run_match(args: MatchArgs) -> Result<(), String> {
-    let config = match_config(&args)?;
+fn run_match(args: MatchArgs) -> Result<(), MatchError> {
+    let config = match_config(&args).map_err(MatchError::Config)?;
+    let (_, warning) =
+        arena::process::sandbox::resolve(args.sandbox).map_err(MatchError::Config)?;
+    if let Some(w) = &warning {
+        eprintln!("arena match: warning: {w}");
+    }
+    let run = MatchRun {
+        concurrency: args.concurrency.map_or_else(
+            || std::thread::available_parallelism().map_or(1, |n| n.get()),
+            |n| n as usize,
+        ),
+        resume: args.resume,
+        overwrite: args.overwrite,
+        affinity: args.affinity,
+        warnings: warning.into_iter().collect(),
+    };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| format!("cannot start the runtime: {e}"))?;
+        .map_err(|e| MatchError::Config(format!("cannot start the runtime: {e}")))?;
     runtime.block_on(async {
-        tokio::spawn(kill_bots_on_signal());
         let names = [config.bots[0].name.clone(), config.bots[1].name.clone()];
         let total = config.games;
         let quiet = args.quiet;
-        let summary = matchplay::run_match(&config, |record, _, sprt| {
+        let summary = matchplay::run_match_with(&config, &run, |record, _, sprt| {
             if !quiet {
                 print_game(record, total);
             }
@@ -280,8 +320,17 @@ fn run_match(args: MatchArgs) -> Result<(), String> {
             }
         })
         .await?;
+        if summary.played_now < summary.games {
+            println!(
+                "{} games were already in {}; {} played now",
+                summary.games - summary.played_now,
+                config.out.display(),
+                summary.played_now
+            );
+        }
         print_summary(&config, &names, &summary.tally);
-        let written = arena::report::write_all(&config.out, &RatingOptions::default())?;
+        let written = arena::report::write_all(&config.out, &RatingOptions::default())
+            .map_err(|e| MatchError::Run(TournamentError::Refused(e)))?;
         print!("{}", written.summary());
         if let Some(test) = &summary.sprt {
             println!("sprt {}: {}", test.params(), test.progress_line());
@@ -290,22 +339,14 @@ fn run_match(args: MatchArgs) -> Result<(), String> {
     })
 }
 
-/// On SIGINT, SIGTERM or SIGHUP: kill every bot and what it left, then exit.
-async fn kill_bots_on_signal() {
-    arena::process::stop_signal().await;
-    arena::process::keeper::finish();
-    eprintln!("arena: interrupted; all bots killed");
-    std::process::exit(130);
-}
-
 fn print_game(r: &GameRecord, total: u64) {
     let mut line = format!(
         "game {}/{} seed={} {} vs {}: {} {} plies={} scores={}-{} {:.2}s",
         r.index + 1,
         total,
         r.seed,
-        r.seats[0].name,
-        r.seats[1].name,
+        escape(&r.seats[0].name),
+        escape(&r.seats[1].name),
         r.result,
         r.reason,
         r.moves.len(),
@@ -314,9 +355,9 @@ fn print_game(r: &GameRecord, total: u64) {
         r.duration_ms as f64 / 1000.0,
     );
     if let Some(d) = &r.detail {
-        line.push_str(&format!(" ({}", d));
+        line.push_str(&format!(" ({}", escape(d)));
         if let Some(s) = r.offender {
-            line.push_str(&format!(", by {}", r.seats[s].name));
+            line.push_str(&format!(", by {}", escape(&r.seats[s].name)));
         }
         line.push(')');
     }
@@ -343,7 +384,8 @@ fn print_summary(config: &MatchConfig, names: &[String; 2], tally: &[Tally; 2]) 
             100.0 * t.score() / t.games() as f64
         };
         println!(
-            "  {name}: {}-{}-{} (W-D-L), score {}/{} = {pct:.1}%",
+            "  {}: {}-{}-{} (W-D-L), score {}/{} = {pct:.1}%",
+            escape(name),
             t.wins,
             t.draws,
             t.losses,
@@ -489,14 +531,14 @@ fn ratings_command(a: RatingsArgs) -> ExitCode {
     let file = match ratings_report::games_file(&a.input) {
         Ok(f) => f,
         Err(e) => {
-            eprintln!("arena ratings: {e}");
+            eprintln!("arena ratings: {}", escape(&e.to_string()));
             return ExitCode::FAILURE;
         }
     };
     let games = match ratings_report::load_games(&file) {
         Ok(g) => g,
         Err(e) => {
-            eprintln!("arena ratings: {e}");
+            eprintln!("arena ratings: {}", escape(&e.to_string()));
             return ExitCode::FAILURE;
         }
     };

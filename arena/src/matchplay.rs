@@ -1,20 +1,26 @@
 //! `arena match`: N games between two bots with alternating seats, seeds
-//! drawn from the match seed, records written to `games.jsonl` and
-//! `games.csv` as each game finishes.
+//! drawn from the match seed. A match is a small schedule
+//! ([`schedule::match_schedule`]) played by the tournament's machinery: the
+//! same run directory (manifest, journal, `--resume`, `--overwrite`), the
+//! same concurrent game threads, records in schedule order whatever
+//! finishes first. A sequential test sees the games in schedule order too,
+//! so a match ends on the same game at any concurrency.
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::thread::ThreadId;
 
 use crate::bot::{BotSpec, Limits};
+use crate::config::{self, FormatKind, Normalized, NormalizedBot};
 use crate::games::AnyGame;
 use crate::rating::{Sprt, SprtParams, SprtStatus};
-use crate::record::{CsvRow, GameRecord};
-use crate::referee::{self, GameSetup, Player, TimeControl};
+use crate::record::GameRecord;
+use crate::referee::{self, GameSetup, TimeControl};
+use crate::schedule::{self, GameJob};
+use crate::tournament::{self, Hooks, ProgressMode, RunOptions, TournamentError};
+
+pub use crate::schedule::game_seeds;
 
 /// A match as asked for on the command line.
 #[derive(Clone, Debug)]
@@ -32,54 +38,55 @@ pub struct MatchConfig {
     pub sprt: Option<SprtParams>,
 }
 
+/// How to run a match: as [`tournament::RunOptions`] for a tournament.
+#[derive(Clone, Debug)]
+pub struct MatchRun {
+    /// Games played at once.
+    pub concurrency: usize,
+    /// Finish the match in `out`: play only its missing games.
+    pub resume: bool,
+    /// Replace the run in `out`.
+    pub overwrite: bool,
+    /// Pin each concurrent game to a CPU of its own.
+    pub affinity: bool,
+    /// Said at the start and kept in the manifest (no sandbox, say).
+    pub warnings: Vec<String>,
+}
+
+impl Default for MatchRun {
+    fn default() -> Self {
+        MatchRun {
+            concurrency: 1,
+            resume: false,
+            overwrite: false,
+            affinity: false,
+            warnings: Vec::new(),
+        }
+    }
+}
+
+/// Why a match did not run to its end.
+#[derive(Debug, thiserror::Error)]
+pub enum MatchError {
+    /// A mistake in what was asked (a bot that cannot start, a bad number):
+    /// nothing was played or written.
+    #[error("{0}")]
+    Config(String),
+    /// The run directory was refused, a disk error, an interruption.
+    #[error(transparent)]
+    Run(#[from] TournamentError),
+}
+
 /// How a match went: the two bots' tallies, in `--bot` order, and the
 /// sequential test when one was asked for.
 #[derive(Clone, Debug)]
 pub struct MatchSummary {
     pub tally: [Tally; 2],
     pub sprt: Option<Sprt>,
-}
-
-/// The per-game seeds of a match: pair `k` (games `2k` and `2k+1`, seats
-/// swapped) plays on the `k`-th number drawn from ChaCha8 seeded with the
-/// match seed.
-pub fn game_seeds(match_seed: u64, games: u64) -> Vec<u64> {
-    let mut rng = ChaCha8Rng::seed_from_u64(match_seed);
-    let pair_seeds: Vec<u64> = (0..games.div_ceil(2)).map(|_| rng.random()).collect();
-    (0..games).map(|i| pair_seeds[(i / 2) as usize]).collect()
-}
-
-/// Appends records to `games.jsonl` and `games.csv`, flushing after each.
-pub struct RecordWriter {
-    jsonl: BufWriter<File>,
-    csv: csv::Writer<File>,
-    pub jsonl_path: PathBuf,
-    pub csv_path: PathBuf,
-}
-
-impl RecordWriter {
-    /// Creates (or empties) both files in `dir`.
-    pub fn create(dir: &Path) -> std::io::Result<Self> {
-        std::fs::create_dir_all(dir)?;
-        let jsonl_path = dir.join("games.jsonl");
-        let csv_path = dir.join("games.csv");
-        Ok(RecordWriter {
-            jsonl: BufWriter::new(File::create(&jsonl_path)?),
-            csv: csv::Writer::from_writer(File::create(&csv_path)?),
-            jsonl_path,
-            csv_path,
-        })
-    }
-
-    pub fn write(&mut self, record: &GameRecord) -> std::io::Result<()> {
-        serde_json::to_writer(&mut self.jsonl, record)?;
-        self.jsonl.write_all(b"\n")?;
-        self.jsonl.flush()?;
-        self.csv
-            .serialize(CsvRow::from(record))
-            .map_err(std::io::Error::other)?;
-        self.csv.flush()
-    }
+    /// Games in the finished match.
+    pub games: usize,
+    /// Of which played by this invocation (the rest were resumed).
+    pub played_now: usize,
 }
 
 /// Wins, draws and losses of one bot.
@@ -99,81 +106,221 @@ impl Tally {
     }
 }
 
-/// Plays the match; `each` sees every record as it is finished (after it
-/// was written), with the sequential test after it when one runs.
-/// Fails only on a user mistake (a bot command that cannot be started at
-/// all, an output directory that cannot be written), before any game.
+/// The first bot's points in the games of a match, fed to the sequential
+/// test pair by pair (games `2k` and `2k+1`), in schedule order.
+#[derive(Clone, Debug)]
+struct PairTest {
+    sprt: Sprt,
+    first: f64,
+}
+
+impl PairTest {
+    /// Adds game `r`; after the second game of a pair, the test's status.
+    fn add(&mut self, r: &GameRecord) -> Option<SprtStatus> {
+        // The first bot sits in seat 0 of even games.
+        let points = r.result.points((r.index % 2) as usize);
+        if r.index.is_multiple_of(2) {
+            self.first = points;
+            None
+        } else {
+            Some(self.sprt.record_pair(self.first, points))
+        }
+    }
+}
+
+/// The match as a run config: what its manifest holds and its fingerprint
+/// covers.
+pub fn normalized(config: &MatchConfig) -> Normalized {
+    let tc = &config.time;
+    Normalized {
+        name: "match".into(),
+        game: config.game.name().into(),
+        params: config.game.params(),
+        format: FormatKind::Match,
+        champion: None,
+        games: u32::try_from(config.games).unwrap_or(u32::MAX),
+        seed: config.seed,
+        random_opening_plies: 0,
+        ponder: config.time.ponder,
+        time_control: config::TimeControl {
+            movetime_ms: tc.movetime.map(|d| d.as_millis() as u64),
+            time_ms: tc.time.map(|d| d.as_millis() as u64),
+            inc_ms: tc.inc.as_millis() as u64,
+            margin_ms: tc.margin.as_millis() as u64,
+        },
+        bots: config
+            .bots
+            .iter()
+            .map(|b| NormalizedBot {
+                name: b.name.clone(),
+                command: b.command.clone(),
+                cwd: b
+                    .cwd
+                    .as_ref()
+                    .map_or_else(|| ".".into(), |c| c.display().to_string()),
+                env: b.env.iter().cloned().collect(),
+                limits: Default::default(),
+                sandbox: b.sandbox,
+            })
+            .collect(),
+    }
+}
+
+/// Plays the games of a match with the referee, the bots in `--bot` order
+/// (a job's seats index them). With `keep`, each game thread keeps its own
+/// pair of bots running from game to game.
+struct MatchPlayer {
+    game: Arc<dyn AnyGame>,
+    bots: [Arc<BotSpec>; 2],
+    time: TimeControl,
+    limits: Limits,
+    keep: bool,
+    out: PathBuf,
+    kept: Mutex<HashMap<ThreadId, [referee::Player; 2]>>,
+}
+
+impl tournament::Player for MatchPlayer {
+    async fn play(&self, job: GameJob) -> Result<GameRecord, String> {
+        let setup = GameSetup {
+            game: self.game.clone(),
+            index: job.index,
+            round: job.round,
+            pair: job.pair,
+            seed: job.seed,
+            opening: Vec::new(),
+            time: self.time,
+            log_dir: Some(self.out.join(crate::store::LOGS)),
+        };
+        // Each game thread runs one game at a time: its kept bots are its own.
+        let lane = std::thread::current().id();
+        let kept = self.kept.lock().expect("kept bots").remove(&lane);
+        let mut pair = kept.unwrap_or_else(|| self.bots.clone().map(referee::Player::new));
+        let [a, b] = &mut pair;
+        let seats = if job.seats == [0, 1] { [a, b] } else { [b, a] };
+        let record = referee::run_game(&setup, seats, self.keep, &self.limits).await;
+        if self.keep {
+            self.kept.lock().expect("kept bots").insert(lane, pair);
+        }
+        Ok(record)
+    }
+
+    async fn lane_done(&self) {
+        let kept = self
+            .kept
+            .lock()
+            .expect("kept bots")
+            .remove(&std::thread::current().id());
+        if let Some(mut pair) = kept {
+            for p in &mut pair {
+                p.release().await;
+            }
+        }
+    }
+}
+
+/// Plays the match one game at a time into a fresh `out`; `each` sees every
+/// record, in order, as it is written, with the sequential test after it
+/// when one runs and a pair just ended.
 pub async fn run_match(
     config: &MatchConfig,
-    mut each: impl FnMut(&GameRecord, &[Tally; 2], Option<&Sprt>),
+    each: impl FnMut(&GameRecord, &[Tally; 2], Option<&Sprt>) + Send,
 ) -> Result<MatchSummary, String> {
+    run_match_with(config, &MatchRun::default(), each)
+        .await
+        .map_err(|e| e.to_string())
+}
+
+/// Plays (or resumes) the match as `run` says. `each` sees every game this
+/// invocation played, in schedule order, once it is written, with the
+/// tallies so far and, after the second game of a pair, the sequential test.
+/// Fails before any game on a bot command that cannot be started at all,
+/// and on a run directory that is refused.
+pub async fn run_match_with(
+    config: &MatchConfig,
+    run: &MatchRun,
+    mut each: impl FnMut(&GameRecord, &[Tally; 2], Option<&Sprt>) + Send,
+) -> Result<MatchSummary, MatchError> {
+    if config.games == 0 || config.games > schedule::MAX_GAMES {
+        return Err(MatchError::Config(format!(
+            "--games must be from 1 to {} (got {})",
+            schedule::MAX_GAMES,
+            config.games
+        )));
+    }
     for spec in &config.bots {
-        referee::check_command(spec, &config.limits).await?;
+        referee::check_command(spec, &config.limits)
+            .await
+            .map_err(MatchError::Config)?;
     }
-    let mut writer = RecordWriter::create(&config.out)
-        .map_err(|e| format!("cannot write to {}: {e}", config.out.display()))?;
-    let mut players = [
-        Player::new(config.bots[0].clone()),
-        Player::new(config.bots[1].clone()),
-    ];
+    let player = Arc::new(MatchPlayer {
+        game: config.game.clone(),
+        bots: config.bots.clone(),
+        time: config.time,
+        limits: config.limits.clone(),
+        keep: config.keep_bots,
+        out: config.out.clone(),
+        kept: Mutex::new(HashMap::new()),
+    });
+    let opts = RunOptions {
+        out: config.out.clone(),
+        concurrency: run.concurrency.max(1),
+        resume: run.resume,
+        overwrite: run.overwrite,
+        shard: None,
+        progress: ProgressMode::Quiet,
+        affinity: run.affinity,
+        warnings: run.warnings.clone(),
+    };
+    let test = config.sprt.map(|p| PairTest {
+        sprt: Sprt::new(p),
+        first: 0.0,
+    });
+    let stop = test.clone().map(|mut rule| {
+        let text = format!("sprt {}", rule.sprt.params());
+        let rule: crate::store::StopRule = Box::new(move |r: &GameRecord| match rule.add(r) {
+            Some(SprtStatus::Continue) | None => None,
+            Some(status) => Some(format!(
+                "sprt {}: {status} after {} games",
+                rule.sprt.params(),
+                r.index + 1
+            )),
+        });
+        (text, rule)
+    });
+    // The observer keeps its own copy of the test: fed the same games in the
+    // same order, it is where the stop rule is.
     let mut tally = [Tally::default(); 2];
-    let mut sprt = config.sprt.map(Sprt::new);
-    // The first bot's points in the first game of the current pair.
-    let mut pair_first = 0.0;
-    let seeds = game_seeds(config.seed, config.games);
-    let mut failed = None;
-    for (index, seed) in (0..config.games).zip(seeds) {
-        let setup = GameSetup {
-            game: config.game.clone(),
-            index,
-            round: index / 2,
-            pair: index / 2,
-            seed,
-            opening: Vec::new(),
-            time: config.time,
-            log_dir: Some(config.out.join("logs")),
-        };
-        // Bot `b` sits in seat `(b + index) % 2`.
-        let swap = index % 2 == 1;
-        let [a, b] = &mut players;
-        let seats = if swap { [b, a] } else { [a, b] };
-        let record = referee::run_game(&setup, seats, config.keep_bots, &config.limits).await;
-        for (seat, t) in [(0, 0), (1, 1)] {
-            let who = if swap { 1 - t } else { t };
-            let points = record.result.points(seat);
-            let tl = &mut tally[who];
-            match points {
-                p if p > 0.75 => tl.wins += 1,
-                p if p > 0.25 => tl.draws += 1,
-                _ => tl.losses += 1,
-            }
-        }
-        if let Err(e) = writer.write(&record) {
-            failed = Some(format!(
-                "cannot write the record of game {index} to {}: {e}",
-                config.out.display()
-            ));
-            break;
-        }
-        let first_bot_points = record.result.points(usize::from(swap));
-        let mut decided = false;
-        if let Some(test) = sprt.as_mut() {
-            if swap {
-                decided = test.record_pair(pair_first, first_bot_points) != SprtStatus::Continue;
+    let mut test = test;
+    let mut observe = |r: &GameRecord, resumed: bool| {
+        for seat in 0..2 {
+            let bot = if r.index.is_multiple_of(2) {
+                seat
             } else {
-                pair_first = first_bot_points;
+                1 - seat
+            };
+            let t = &mut tally[bot];
+            match r.result.points(seat) {
+                p if p > 0.75 => t.wins += 1,
+                p if p > 0.25 => t.draws += 1,
+                _ => t.losses += 1,
             }
         }
-        each(&record, &tally, sprt.as_ref().filter(|_| swap));
-        if decided {
-            break;
+        let after_pair = test.as_mut().and_then(|t| t.add(r)).is_some();
+        if !resumed {
+            let sprt = test.as_ref().filter(|_| after_pair).map(|t| &t.sprt);
+            each(r, &tally, sprt);
         }
-    }
-    for p in &mut players {
-        p.release().await;
-    }
-    match failed {
-        Some(e) => Err(e),
-        None => Ok(MatchSummary { tally, sprt }),
-    }
+    };
+    let hooks = Hooks {
+        stop,
+        each: Some(&mut observe),
+    };
+    let normalized = normalized(config);
+    let summary = tournament::run_with(&normalized, player, &opts, hooks).await?;
+    Ok(MatchSummary {
+        tally,
+        sprt: test.map(|t| t.sprt),
+        games: summary.games,
+        played_now: summary.played_now,
+    })
 }

@@ -8,6 +8,7 @@
 
 use std::io::{self, BufRead, Write};
 
+use crate::display::escape;
 use crate::games::{AnyGame, AnyState, Outcome, PlayError, Seat};
 use crate::report::text::render_state;
 
@@ -159,7 +160,7 @@ pub fn play(
             let forfeit = |why: String| PlayEnd::Forfeit { seat, why };
             let choice = bot.choose(&text, &legal, &history);
             for line in bot.take_info() {
-                writeln!(out, "  info: {line}")?;
+                writeln!(out, "  info: {}", escape(&line))?;
             }
             match choice {
                 Err(why) => break forfeit(why),
@@ -187,8 +188,9 @@ pub fn play(
     if let PlayEnd::Forfeit { seat, why } = &end {
         writeln!(
             out,
-            "seat {seat} ({}) forfeits: {why}. seat {} ({}) wins.",
+            "seat {seat} ({}) forfeits: {}. seat {} ({}) wins.",
             names[*seat],
+            escape(why),
             1 - seat,
             names[1 - seat]
         )?;

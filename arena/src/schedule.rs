@@ -33,12 +33,29 @@ pub struct GameJob {
     pub seats: [usize; 2],
 }
 
+/// The most games one schedule may hold. A config (or `arena match
+/// --games`) asking for more is refused before anything is allocated: each
+/// scheduled game costs some 60 bytes in memory before it is played.
+pub const MAX_GAMES: u64 = 10_000_000;
+
+/// How many games a schedule of `format` has (wide enough for any config).
+pub fn schedule_len(format: FormatKind, n_bots: usize, games: u64) -> u128 {
+    let n = n_bots as u128;
+    let pairings = match format {
+        FormatKind::RoundRobin => n * n.saturating_sub(1) / 2,
+        FormatKind::Gauntlet => n.saturating_sub(1),
+        FormatKind::Match => 1,
+    };
+    pairings * u128::from(games)
+}
+
 /// The pairings a format plays, as bot index pairs, in config order.
 pub fn pairings(format: FormatKind, n_bots: usize, champion: Option<usize>) -> Vec<(usize, usize)> {
     match format {
         FormatKind::RoundRobin => (0..n_bots)
             .flat_map(|a| (a + 1..n_bots).map(move |b| (a, b)))
             .collect(),
+        FormatKind::Match => vec![(0, 1)],
         FormatKind::Gauntlet => {
             let c = champion.expect("a gauntlet has a champion");
             (0..n_bots).filter(|&b| b != c).map(|b| (c, b)).collect()
@@ -59,6 +76,9 @@ pub fn schedule(
     games: u32,
     seed: u64,
 ) -> Vec<GameJob> {
+    if format == FormatKind::Match {
+        return match_schedule(u64::from(games), seed);
+    }
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut order = pairings(format, n_bots, champion);
     let rounds = games.div_ceil(2);
@@ -92,6 +112,35 @@ pub fn schedule(
         }
     }
     jobs
+}
+
+/// The per-game seeds of `arena match`: pair `k` (games `2k` and `2k+1`,
+/// seats swapped) plays on the `k`-th number drawn from ChaCha8 seeded with
+/// the match seed.
+pub fn game_seeds(match_seed: u64, games: u64) -> Vec<u64> {
+    let mut rng = ChaCha8Rng::seed_from_u64(match_seed);
+    let pair_seeds: Vec<u64> = (0..games.div_ceil(2)).map(|_| rng.random()).collect();
+    (0..games).map(|i| pair_seeds[(i / 2) as usize]).collect()
+}
+
+/// The schedule of `arena match` between bots 0 and 1: bot 0 sits in seat 0
+/// in even games, games `2k` and `2k+1` form pair and round `k`, seeds from
+/// [`game_seeds`].
+pub fn match_schedule(games: u64, seed: u64) -> Vec<GameJob> {
+    game_seeds(seed, games)
+        .into_iter()
+        .enumerate()
+        .map(|(i, seed)| {
+            let i = i as u64;
+            GameJob {
+                index: i,
+                round: i / 2,
+                pair: i / 2,
+                seed,
+                seats: if i.is_multiple_of(2) { [0, 1] } else { [1, 0] },
+            }
+        })
+        .collect()
 }
 
 /// The random opening of a game seed: `plies` moves drawn uniformly from
@@ -218,6 +267,41 @@ mod tests {
         assert_eq!(last_round.len(), 3);
         let pairs: std::collections::BTreeSet<u64> = last_round.iter().map(|j| j.pair).collect();
         assert_eq!(pairs.len(), 3);
+    }
+
+    #[test]
+    fn schedule_len_counts_without_building() {
+        for (format, bots, champion, games) in [
+            (FormatKind::RoundRobin, 5, None, 3),
+            (FormatKind::Gauntlet, 4, Some(1), 4),
+            (FormatKind::Match, 2, None, 7),
+        ] {
+            assert_eq!(
+                schedule_len(format, bots, u64::from(games)),
+                schedule(format, bots, champion, games, 1).len() as u128
+            );
+        }
+        assert_eq!(
+            schedule_len(FormatKind::RoundRobin, 3, u64::from(u32::MAX)),
+            3 * u128::from(u32::MAX)
+        );
+    }
+
+    #[test]
+    fn a_match_alternates_seats_and_shares_seeds_by_pair() {
+        let jobs = schedule(FormatKind::Match, 2, None, 5, 9);
+        assert_eq!(jobs, match_schedule(5, 9));
+        let seeds = game_seeds(9, 5);
+        for (i, j) in jobs.iter().enumerate() {
+            assert_eq!(
+                (j.index, j.pair, j.round),
+                (i as u64, i as u64 / 2, i as u64 / 2)
+            );
+            assert_eq!(j.seats, if i % 2 == 0 { [0, 1] } else { [1, 0] });
+            assert_eq!(j.seed, seeds[i]);
+        }
+        assert_eq!(seeds[0], seeds[1]);
+        assert_ne!(seeds[1], seeds[2]);
     }
 
     #[test]

@@ -204,9 +204,11 @@ impl Plan {
         l.push("set -euo pipefail".into());
         l.push(format!("arena={}", sh_quote(&self.arena.to_string_lossy())));
         l.push(format!("run={}", sh_quote(&self.run_dir.to_string_lossy())));
-        l.push("# The merged manifest is written last: once it exists the merge is done.".into());
+        l.push(
+            "# The merged manifest says \"complete\" last: once it does, the merge is done.".into(),
+        );
         l.push(format!(
-            "if [ ! -e \"$run/{}\" ]; then",
+            "if ! grep -qs '\"status\": \"complete\"' \"$run/{}\"; then",
             tournament::MANIFEST
         ));
         let dirs: Vec<String> = (1..=n)
@@ -322,8 +324,10 @@ fn run(args: &SlurmArgs) -> Result<(), (u8, String)> {
 
     // Refuse now what the jobs would refuse later.
     let fingerprint = config.normalized().fingerprint();
-    let held = |e: tournament::TournamentError| (1u8, e.to_string());
-    if let Some(m) = Manifest::read(&plan.run_dir).map_err(held)? {
+    let held = |e: crate::store::StoreError| (1u8, e.to_string());
+    // A merge that stopped half-way ("merging") is done again by the new merge job.
+    let merged = Manifest::read(&plan.run_dir).map_err(held)?;
+    if let Some(m) = merged.filter(|m| m.status != "merging" || m.fingerprint != fingerprint) {
         return Err((
             1,
             format!(
@@ -478,7 +482,7 @@ mod tests {
             "#SBATCH --output=/home/u/arena/reports/demo/slurm/merge.out",
             "#SBATCH --kill-on-invalid-dep=yes",
             "#SBATCH --partition=short",
-            "if [ ! -e \"$run/tournament.json\" ]; then",
+            "if ! grep -qs '\"status\": \"complete\"' \"$run/tournament.json\"; then",
             "  \"$arena\" merge \"$run/shard-1-of-3\" \"$run/shard-2-of-3\" \"$run/shard-3-of-3\" --out \"$run\"",
             "\"$arena\" ratings \"$run\"",
             "\"$arena\" report \"$run\"",

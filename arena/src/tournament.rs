@@ -1,37 +1,26 @@
-//! Running a schedule: concurrency, the journal, resume, shards, merge and
-//! progress. No rating maths and no game rules here: games are played by a
-//! [`Player`] (the referee in the binary, a fake in tests).
-//!
-//! Files in a run directory (`reports/<name>/` by default):
-//! - `tournament.json`: the manifest (config fingerprint, seed, shard, status, the
-//!   normalized config) that `--resume` and `arena merge` check;
-//! - `journal.jsonl`: every finished game that is not yet in `games.jsonl`, one
-//!   JSON line each, appended and fsynced as soon as the game ends (a torn last
-//!   line after a crash is discarded on resume); removed once the run is complete;
-//! - `games.jsonl`, `games.csv`: the finished games in schedule order; they grow
-//!   by the completed prefix of the schedule and are fsynced as they grow.
+//! Running a schedule: concurrency, resume, shards, merge and progress. No
+//! rating maths and no game rules here: games are played by a [`Player`]
+//! (the referee in the binary, a fake in tests); the run directory and its
+//! records are [`crate::store`]'s.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fs::{self, File, OpenOptions};
 use std::future::Future;
-use std::io::{self, BufRead, IsTerminal, Write};
+use std::io::{self, IsTerminal};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
-
 use crate::config::Normalized;
+use crate::display::escape;
 use crate::lanes::Lanes;
-use crate::record::{CsvRow, GameRecord, GameResult};
+use crate::record::{GameRecord, GameResult};
 use crate::schedule::{self, GameJob, Shard};
+use crate::store::{self, RunLock, StopRule, StoreError, Writer};
 
-pub const MANIFEST: &str = "tournament.json";
-pub const JOURNAL: &str = "journal.jsonl";
-pub const GAMES_JSONL: &str = "games.jsonl";
-pub const GAMES_CSV: &str = "games.csv";
-/// Held (flock) by the process running in a directory.
-pub const LOCK: &str = ".arena.lock";
+pub use crate::store::{
+    read_records, write_games, Manifest, CSV_HEADER, GAMES_CSV, GAMES_JSONL, JOURNAL, LOCK,
+    MANIFEST,
+};
 
 /// Why a tournament or a merge stopped.
 #[derive(Debug, thiserror::Error)]
@@ -39,7 +28,7 @@ pub enum TournamentError {
     #[error("{}: {source}", path.display())]
     Io { path: PathBuf, source: io::Error },
     /// A run directory that does not fit what was asked (existing run,
-    /// mismatched config, corrupt file).
+    /// mismatched config, corrupt or forged file).
     #[error("{0}")]
     Refused(String),
     /// The player could not play a game (not a bot's fault: arena's or the machine's).
@@ -53,10 +42,12 @@ pub enum TournamentError {
     },
 }
 
-fn io_err(path: &Path) -> impl FnOnce(io::Error) -> TournamentError + '_ {
-    move |source| TournamentError::Io {
-        path: path.to_path_buf(),
-        source,
+impl From<StoreError> for TournamentError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::Io { path, source } => TournamentError::Io { path, source },
+            StoreError::Refused(m) => TournamentError::Refused(m),
+        }
     }
 }
 
@@ -65,72 +56,11 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> TournamentError + '_ {
 /// not an error; an error stops the tournament.
 pub trait Player: Send + Sync + 'static {
     fn play(&self, job: GameJob) -> impl Future<Output = Result<GameRecord, String>> + Send;
-}
 
-/// `tournament.json`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Manifest {
-    pub name: String,
-    /// Hash of the normalized config (seed included).
-    pub fingerprint: String,
-    pub seed: u64,
-    /// Games in the whole schedule.
-    pub total_games: u64,
-    /// `None` for an unsharded run or a merge.
-    pub shard: Option<Shard>,
-    /// Games this run plays (its shard's share).
-    pub run_games: u64,
-    /// `running` or `complete`.
-    pub status: String,
-    pub arena_version: String,
-    pub config: Normalized,
-    /// What the run warned about at its start (no sandbox, say).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub warnings: Vec<String>,
-}
-
-impl Manifest {
-    fn new(config: &Normalized, total: u64, shard: Option<Shard>, run_games: u64) -> Self {
-        Manifest {
-            name: config.name.clone(),
-            fingerprint: config.fingerprint(),
-            seed: config.seed,
-            total_games: total,
-            shard,
-            run_games,
-            status: "running".into(),
-            arena_version: env!("CARGO_PKG_VERSION").into(),
-            config: config.clone(),
-            warnings: Vec::new(),
-        }
-    }
-
-    pub fn read(dir: &Path) -> Result<Option<Manifest>, TournamentError> {
-        let path = dir.join(MANIFEST);
-        match fs::read_to_string(&path) {
-            Ok(text) => serde_json::from_str(&text).map(Some).map_err(|e| {
-                TournamentError::Refused(format!(
-                    "{}: not a tournament manifest ({e})",
-                    path.display()
-                ))
-            }),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(io_err(&path)(e)),
-        }
-    }
-
-    fn write(&self, dir: &Path) -> Result<(), TournamentError> {
-        let mut text = serde_json::to_string_pretty(self).expect("manifest serializes");
-        text.push('\n');
-        write_atomic(dir, MANIFEST, text.as_bytes())
-    }
-
-    /// `` `name` seed S [shard K/N] ``, for messages.
-    pub fn describe(&self) -> String {
-        match self.shard {
-            Some(s) => format!("`{}` seed {} shard {s}", self.name, self.seed),
-            None => format!("`{}` seed {}", self.name, self.seed),
-        }
+    /// Runs on each game thread once its last game is over (to stop bots
+    /// kept across games, say).
+    fn lane_done(&self) -> impl Future<Output = ()> + Send {
+        async {}
     }
 }
 
@@ -265,7 +195,7 @@ impl Standings {
     pub fn one_line(&self) -> String {
         self.ranked()
             .iter()
-            .map(|r| format!("{} {}", r.name, fmt_points(r.points)))
+            .map(|r| format!("{} {}", escape(&r.name), fmt_points(r.points)))
             .collect::<Vec<_>>()
             .join(", ")
     }
@@ -273,7 +203,12 @@ impl Standings {
     /// A table with rank, bot, points, games and W-D-L.
     pub fn table(&self) -> String {
         let rows = self.ranked();
-        let width = rows.iter().map(|r| r.name.len()).max().unwrap_or(3).max(3);
+        let width = rows
+            .iter()
+            .map(|r| escape(&r.name).chars().count())
+            .max()
+            .unwrap_or(3)
+            .max(3);
         let mut s = format!(
             "{:>4}  {:<width$}  {:>7}  {:>5}  {:>14}  {:>8}\n",
             "rank", "bot", "points", "games", "W-D-L", "forfeits"
@@ -283,7 +218,7 @@ impl Standings {
             s.push_str(&format!(
                 "{:>4}  {:<width$}  {:>7}  {:>5}  {:>14}  {:>8}\n",
                 i + 1,
-                r.name,
+                escape(&r.name),
                 fmt_points(r.points),
                 games,
                 format!("{}-{}-{}", r.wins, r.draws, r.losses),
@@ -302,12 +237,35 @@ fn fmt_points(p: f64) -> String {
     }
 }
 
+/// What a caller of [`run_with`] sees of a run besides its files.
+#[derive(Default)]
+pub struct Hooks<'a> {
+    /// Ends the run before its last game (`arena match --sprt`): a
+    /// description (kept in the manifest: `--resume` needs the same rule)
+    /// and the rule, which sees the games in schedule order.
+    pub stop: Option<(String, StopRule)>,
+    /// Sees every game of the run once, in schedule order, as it joins
+    /// `games.jsonl`; `true` for a game an earlier invocation played.
+    #[allow(clippy::type_complexity)]
+    pub each: Option<&'a mut (dyn FnMut(&GameRecord, bool) + Send)>,
+}
+
 /// Runs (or resumes) the games of `config`'s schedule that belong to
 /// `opts.shard`, writing to `opts.out`.
 pub async fn run<P: Player>(
     config: &Normalized,
     player: Arc<P>,
     opts: &RunOptions,
+) -> Result<Summary, TournamentError> {
+    run_with(config, player, opts, Hooks::default()).await
+}
+
+/// [`run`], with a stop rule and an observer of the games in order.
+pub async fn run_with<P: Player>(
+    config: &Normalized,
+    player: Arc<P>,
+    opts: &RunOptions,
+    hooks: Hooks<'_>,
 ) -> Result<Summary, TournamentError> {
     let all = jobs_for(config);
     let total = all.len() as u64;
@@ -321,26 +279,43 @@ pub async fn run<P: Player>(
     let dir = &opts.out;
     let mut manifest = Manifest::new(config, total, opts.shard, jobs.len() as u64);
     manifest.warnings = opts.warnings.clone();
+    let (stop_rule, stop) = match hooks.stop {
+        Some((text, rule)) => (Some(text), Some(rule)),
+        None => (None, None),
+    };
+    manifest.stop_rule = stop_rule;
+    let mut each = hooks.each;
 
-    let _lock = lock_dir(dir)?;
-    if opts.overwrite {
-        remove_run(dir)?;
-    }
-    let done = prepare_dir(dir, &manifest, &jobs, opts.resume)?;
+    let lock = RunLock::acquire(dir)?;
+    let done = match prepare_dir(dir, &manifest, config, &jobs, opts) {
+        Ok(done) => done,
+        Err(e) => {
+            lock.refused();
+            return Err(e);
+        }
+    };
     manifest.write(dir)?;
+    store::private_subdir(dir, store::LOGS)?;
 
     let names = config.bots.iter().map(|b| b.name.clone());
     let mut standings = Standings::new(names);
     for r in done.values() {
         standings.add(r);
     }
-    let remaining: Vec<GameJob> = jobs
-        .iter()
-        .filter(|j| !done.contains_key(&j.index))
-        .cloned()
+    let resumed: BTreeSet<u64> = done.keys().copied().collect();
+    let (mut writer, prefix) = Writer::open(dir, &jobs, done, stop)?;
+    if let Some(each) = each.as_mut() {
+        for r in &prefix {
+            each(r, true);
+        }
+    }
+    let by_index: BTreeMap<u64, &GameJob> = jobs.iter().map(|j| (j.index, j)).collect();
+    let remaining: Vec<GameJob> = writer
+        .missing()
+        .into_iter()
+        .map(|i| by_index[&i].clone())
         .collect();
-    let already = done.len();
-    let mut writer = Writer::open(dir, &jobs, done)?;
+    let already = writer.finished();
     let progress = Progress::new(
         opts.progress,
         &config.name,
@@ -349,9 +324,19 @@ pub async fn run<P: Player>(
     );
     progress.update(already as u64, &standings);
 
+    // The stop rule ends the run from the writer thread: `ended` tells the
+    // driver to start no more games.
+    let ended = Arc::new(tokio::sync::Notify::new());
+    if writer.stopped().is_some() {
+        ended.notify_one();
+    }
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<GameRecord>();
+    let (otx, mut orx) = tokio::sync::mpsc::unbounded_channel::<(GameRecord, bool)>();
+    let observed = each.is_some();
+    let writer_ended = ended.clone();
     let writer_task = tokio::task::spawn_blocking(
-        move || -> Result<(Writer, Standings, Progress), TournamentError> {
+        move || -> Result<(Writer, Standings, Progress, usize), TournamentError> {
+            let mut played_now = 0;
             // Group commit: whatever finished while the last fsyncs ran is
             // written and synced together, so the disk's sync latency does
             // not cap the games per second.
@@ -360,28 +345,51 @@ pub async fn run<P: Player>(
                 while let Ok(rec) = rx.try_recv() {
                     batch.push(rec);
                 }
+                if writer.stopped().is_some() {
+                    continue;
+                }
                 for rec in &batch {
                     standings.add(rec);
                 }
-                writer.accept(batch)?;
+                let ordered = writer.accept(batch)?;
                 progress.update(writer.finished() as u64, &standings);
+                for r in ordered {
+                    let old = resumed.contains(&r.index);
+                    played_now += usize::from(!old);
+                    if observed {
+                        let _ = otx.send((r, old));
+                    }
+                }
+                if writer.stopped().is_some() {
+                    writer_ended.notify_one();
+                }
             }
-            Ok((writer, standings, progress))
+            Ok((writer, standings, progress, played_now))
         },
     );
 
-    let outcome = drive(
-        remaining,
-        player,
-        opts.concurrency.max(1),
-        opts.affinity,
-        tx,
-    )
-    .await;
+    let observe = async {
+        while let Some((r, old)) = orx.recv().await {
+            if let Some(each) = each.as_mut() {
+                each(&r, old);
+            }
+        }
+    };
+    let (outcome, ()) = tokio::join!(
+        drive(
+            remaining,
+            player,
+            opts.concurrency.max(1),
+            opts.affinity,
+            tx,
+            ended
+        ),
+        observe
+    );
     let writer_result = writer_task.await.expect("writer thread does not panic");
-    let (writer, standings, progress) = match (outcome, writer_result) {
+    let (writer, mut standings, progress, played_now) = match (outcome, writer_result) {
         (_, Err(e)) => return Err(e),
-        (Err(e), Ok((w, _, progress))) => {
+        (Err(e), Ok((w, _, progress, _))) => {
             progress.finish();
             return Err(match e {
                 DriveStop::Error(e) => e,
@@ -395,15 +403,87 @@ pub async fn run<P: Player>(
         (Ok(()), Ok(x)) => x,
     };
     progress.finish();
+    let games = writer.written();
+    if let Some(why) = writer.stopped() {
+        // Games that finished after the deciding one are not part of the run.
+        manifest.stopped = Some(why.to_string());
+        standings = Standings::new(config.bots.iter().map(|b| b.name.clone()));
+        for r in read_records(&dir.join(GAMES_JSONL))? {
+            standings.add(&r);
+        }
+    }
     writer.complete()?;
     manifest.status = "complete".into();
     manifest.write(dir)?;
     Ok(Summary {
         dir: dir.clone(),
-        games: jobs.len(),
-        played_now: jobs.len() - already,
+        games,
+        played_now,
         standings,
     })
+}
+
+/// Checks the run directory (a run of another config, a directory arena did
+/// not write, records that are not this run's) and returns the games
+/// already finished there; with `--overwrite`, first removes the run there.
+fn prepare_dir(
+    dir: &Path,
+    manifest: &Manifest,
+    config: &Normalized,
+    jobs: &[GameJob],
+    opts: &RunOptions,
+) -> Result<BTreeMap<u64, GameRecord>, TournamentError> {
+    let refuse = |m: String| Err(TournamentError::Refused(m));
+    let old = match Manifest::read(dir)? {
+        None => {
+            if let Some(f) = store::holds_run_files(dir) {
+                return refuse(format!(
+                    "{} holds {f} but no {MANIFEST}: not a run arena wrote, so it neither resumes nor overwrites it; choose another --out",
+                    dir.display()
+                ));
+            }
+            return Ok(BTreeMap::new());
+        }
+        Some(old) => old,
+    };
+    if opts.overwrite {
+        store::remove_run(dir, &old)?;
+        return Ok(BTreeMap::new());
+    }
+    if !opts.resume {
+        return refuse(format!(
+            "{} already holds a run ({}, {}); use --resume to finish it, --overwrite to replace it, or --out for another directory",
+            dir.display(),
+            old.describe(),
+            old.status
+        ));
+    }
+    if old.fingerprint != manifest.fingerprint || old.shard != manifest.shard {
+        return refuse(format!(
+            "cannot resume {}: it holds {} (config fingerprint {}), but this is {} (config fingerprint {}); the config, seed or shard differ",
+            dir.display(),
+            old.describe(),
+            old.fingerprint,
+            manifest.describe(),
+            manifest.fingerprint
+        ));
+    }
+    if old.stop_rule != manifest.stop_rule {
+        return refuse(format!(
+            "cannot resume {}: its run stops on {}, this one on {}",
+            dir.display(),
+            old.stop_rule.as_deref().unwrap_or("its last game"),
+            manifest.stop_rule.as_deref().unwrap_or("its last game")
+        ));
+    }
+    let files = [dir.join(GAMES_JSONL), dir.join(JOURNAL)];
+    let done: BTreeMap<u64, GameRecord> = store::checked_records(&files, jobs, config)?
+        .into_iter()
+        .map(|(i, (r, _))| (i, r))
+        .collect();
+    // The games to play again start with no log of their own.
+    store::remove_unfinished_logs(dir, &done.keys().copied().collect())?;
+    Ok(done)
 }
 
 enum DriveStop {
@@ -421,6 +501,7 @@ async fn drive<P: Player>(
     concurrency: usize,
     affinity: bool,
     tx: tokio::sync::mpsc::UnboundedSender<GameRecord>,
+    ended: Arc<tokio::sync::Notify>,
 ) -> Result<(), DriveStop> {
     let lanes = Lanes::start(concurrency.min(jobs.len()).max(1), affinity).map_err(|e| {
         DriveStop::Error(TournamentError::Refused(format!(
@@ -477,9 +558,17 @@ async fn drive<P: Player>(
             set.spawn_on(play, lanes.handle(lane));
         }
         if set.is_empty() {
+            finish_lanes(&lanes, &player).await;
             return Ok(());
         }
         tokio::select! {
+            _ = ended.notified() => {
+                // The stop rule decided: what still runs is not needed.
+                set.abort_all();
+                while set.join_next().await.is_some() {}
+                finish_lanes(&lanes, &player).await;
+                return Ok(());
+            }
             res = set.join_next() => {
                 let res = res.expect("set is not empty");
                 if let Ok((lane, _, _)) = &res {
@@ -505,300 +594,14 @@ async fn drive<P: Player>(
     }
 }
 
-/// Creates `dir` and takes its lock, so that two processes never run (or
-/// resume) into the same directory at once; released when dropped (or when
-/// the process dies).
-fn lock_dir(dir: &Path) -> Result<nix::fcntl::Flock<File>, TournamentError> {
-    fs::create_dir_all(dir).map_err(io_err(dir))?;
-    let path = dir.join(LOCK);
-    let file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(io_err(&path))?;
-    nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusiveNonblock).map_err(|(_, errno)| {
-        if errno == nix::errno::Errno::EWOULDBLOCK {
-            TournamentError::Refused(format!(
-                "another arena is running in {} (it holds {}); wait for it to finish or stop it first",
-                dir.display(),
-                path.display()
-            ))
-        } else {
-            io_err(&path)(errno.into())
-        }
-    })
-}
-
-/// Removes a run's files from `dir` (nothing else in it).
-fn remove_run(dir: &Path) -> Result<(), TournamentError> {
-    for f in [MANIFEST, JOURNAL, GAMES_JSONL, GAMES_CSV] {
-        let p = dir.join(f);
-        match fs::remove_file(&p) {
-            Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => return Err(io_err(&p)(e)),
-        }
+/// Runs [`Player::lane_done`] on every lane.
+async fn finish_lanes<P: Player>(lanes: &Lanes, player: &Arc<P>) {
+    let mut set = tokio::task::JoinSet::new();
+    for lane in 0..lanes.count() {
+        let player = player.clone();
+        set.spawn_on(async move { player.lane_done().await }, lanes.handle(lane));
     }
-    let logs = dir.join("logs");
-    match fs::remove_dir_all(&logs) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(io_err(&logs)(e)),
-    }
-}
-
-/// Checks the run directory and returns the games already finished there.
-fn prepare_dir(
-    dir: &Path,
-    manifest: &Manifest,
-    jobs: &[GameJob],
-    resume: bool,
-) -> Result<BTreeMap<u64, GameRecord>, TournamentError> {
-    let existing = Manifest::read(dir)?;
-    let has_data = [JOURNAL, GAMES_JSONL, GAMES_CSV]
-        .iter()
-        .any(|f| dir.join(f).exists());
-    match (existing, resume) {
-        (None, _) if has_data => Err(TournamentError::Refused(format!(
-            "{} holds game files but no {MANIFEST}; not a run arena can resume or overwrite: choose another --out",
-            dir.display()
-        ))),
-        (None, _) => {
-            fs::create_dir_all(dir).map_err(io_err(dir))?;
-            Ok(BTreeMap::new())
-        }
-        (Some(old), false) => Err(TournamentError::Refused(format!(
-            "{} already holds a run ({}, {}); use --resume to finish it, --overwrite to replace it, or --out for another directory",
-            dir.display(),
-            old.describe(),
-            old.status
-        ))),
-        (Some(old), true) => {
-            if old.fingerprint != manifest.fingerprint || old.shard != manifest.shard {
-                return Err(TournamentError::Refused(format!(
-                    "cannot resume {}: it holds {} (config fingerprint {}), but this is {} (config fingerprint {}); the config, seed or shard differ",
-                    dir.display(),
-                    old.describe(),
-                    old.fingerprint,
-                    manifest.describe(),
-                    manifest.fingerprint
-                )));
-            }
-            let by_index: BTreeMap<u64, &GameJob> = jobs.iter().map(|j| (j.index, j)).collect();
-            let mut done = BTreeMap::new();
-            for file in [GAMES_JSONL, JOURNAL] {
-                for rec in read_records(&dir.join(file))? {
-                    let ok = by_index.get(&rec.index).is_some_and(|j| {
-                        (j.round, j.pair, j.seed) == (rec.round, rec.pair, rec.seed)
-                    });
-                    if !ok {
-                        return Err(TournamentError::Refused(format!(
-                            "{}: game {} does not belong to this schedule",
-                            dir.join(file).display(),
-                            rec.index
-                        )));
-                    }
-                    done.entry(rec.index).or_insert(rec);
-                }
-            }
-            Ok(done)
-        }
-    }
-}
-
-/// Reads a JSON Lines file of records. A last line without its newline (torn
-/// by a crash mid-write) is ignored; any other bad line is an error.
-pub fn read_records(path: &Path) -> Result<Vec<GameRecord>, TournamentError> {
-    let bytes = match fs::read(path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(io_err(path)(e)),
-    };
-    let complete = match bytes.iter().rposition(|&b| b == b'\n') {
-        Some(i) => &bytes[..=i],
-        None => &bytes[..0],
-    };
-    let mut out = Vec::new();
-    for (n, line) in complete.lines().enumerate() {
-        let line = line.map_err(io_err(path))?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let rec: GameRecord = serde_json::from_str(&line).map_err(|e| {
-            TournamentError::Refused(format!(
-                "{}:{}: not a game record: {e}",
-                path.display(),
-                n + 1
-            ))
-        })?;
-        out.push(rec);
-    }
-    Ok(out)
-}
-
-fn jsonl_line(r: &GameRecord) -> Vec<u8> {
-    let mut line = serde_json::to_vec(r).expect("records serialize");
-    line.push(b'\n');
-    line
-}
-
-fn csv_bytes(rows: &[&GameRecord], header: bool) -> Vec<u8> {
-    let mut w = csv::WriterBuilder::new()
-        .has_headers(header)
-        .from_writer(Vec::new());
-    for r in rows {
-        w.serialize(CsvRow::from(*r)).expect("csv rows serialize");
-    }
-    if header && rows.is_empty() {
-        w.write_record(CSV_HEADER).expect("csv header");
-    }
-    w.into_inner().expect("in-memory csv")
-}
-
-/// `games.csv`'s header: the fields of [`CsvRow`], in order.
-pub const CSV_HEADER: &[&str] = &[
-    "index",
-    "game",
-    "seed",
-    "seat0",
-    "seat1",
-    "result",
-    "reason",
-    "plies",
-    "score0",
-    "score1",
-    "duration_ms",
-    "round",
-    "pair",
-    "detail",
-];
-
-/// Writes `name` in `dir` through a temporary file, fsync and rename.
-fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), TournamentError> {
-    let tmp = dir.join(format!(".{name}.tmp"));
-    let path = dir.join(name);
-    let mut f = File::create(&tmp).map_err(io_err(&tmp))?;
-    f.write_all(bytes).map_err(io_err(&tmp))?;
-    f.sync_all().map_err(io_err(&tmp))?;
-    fs::rename(&tmp, &path).map_err(io_err(&path))?;
-    sync_dir(dir)
-}
-
-fn sync_dir(dir: &Path) -> Result<(), TournamentError> {
-    File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(io_err(dir))
-}
-
-/// Writes `games.jsonl` and `games.csv` holding exactly `records`, in order.
-pub fn write_games(dir: &Path, records: &[&GameRecord]) -> Result<(), TournamentError> {
-    let jsonl: Vec<u8> = records.iter().flat_map(|r| jsonl_line(r)).collect();
-    write_atomic(dir, GAMES_JSONL, &jsonl)?;
-    write_atomic(dir, GAMES_CSV, &csv_bytes(records, true))
-}
-
-/// Appends finished games: to the journal at once, to `games.*` as the
-/// completed prefix of the schedule grows.
-struct Writer {
-    dir: PathBuf,
-    journal: File,
-    jsonl: File,
-    csv: File,
-    /// This run's game indices in schedule order.
-    order: Vec<u64>,
-    /// How many of `order` are in `games.*`.
-    next: usize,
-    /// Finished games not yet in `games.*`.
-    pending: BTreeMap<u64, GameRecord>,
-    finished: usize,
-}
-
-impl Writer {
-    /// Rewrites the files from `done` (dropping any torn line) and opens them for appending.
-    fn open(
-        dir: &Path,
-        jobs: &[GameJob],
-        mut done: BTreeMap<u64, GameRecord>,
-    ) -> Result<Writer, TournamentError> {
-        let order: Vec<u64> = jobs.iter().map(|j| j.index).collect();
-        let finished = done.len();
-        let mut prefix = Vec::new();
-        for &i in &order {
-            match done.remove(&i) {
-                Some(r) => prefix.push(r),
-                None => break,
-            }
-        }
-        write_games(dir, &prefix.iter().collect::<Vec<_>>())?;
-        let journal: Vec<u8> = done.values().flat_map(jsonl_line).collect();
-        write_atomic(dir, JOURNAL, &journal)?;
-        let append = |name: &str| {
-            let p = dir.join(name);
-            OpenOptions::new().append(true).open(&p).map_err(io_err(&p))
-        };
-        Ok(Writer {
-            dir: dir.to_path_buf(),
-            journal: append(JOURNAL)?,
-            jsonl: append(GAMES_JSONL)?,
-            csv: append(GAMES_CSV)?,
-            next: prefix.len(),
-            order,
-            pending: done,
-            finished,
-        })
-    }
-
-    fn finished(&self) -> usize {
-        self.finished
-    }
-
-    /// Journals `batch` (one fsync), then appends the grown prefix to `games.*`.
-    fn accept(&mut self, batch: Vec<GameRecord>) -> Result<(), TournamentError> {
-        let jp = self.dir.join(JOURNAL);
-        let lines: Vec<u8> = batch.iter().flat_map(jsonl_line).collect();
-        self.journal.write_all(&lines).map_err(io_err(&jp))?;
-        self.journal.sync_data().map_err(io_err(&jp))?;
-        self.finished += batch.len();
-        for rec in batch {
-            self.pending.insert(rec.index, rec);
-        }
-        let mut lines = Vec::new();
-        let mut ready = Vec::new();
-        while let Some(r) = self
-            .order
-            .get(self.next)
-            .and_then(|i| self.pending.remove(i))
-        {
-            lines.extend(jsonl_line(&r));
-            ready.push(r);
-            self.next += 1;
-        }
-        if !ready.is_empty() {
-            let p = self.dir.join(GAMES_JSONL);
-            self.jsonl.write_all(&lines).map_err(io_err(&p))?;
-            self.jsonl.sync_data().map_err(io_err(&p))?;
-            let p = self.dir.join(GAMES_CSV);
-            self.csv
-                .write_all(&csv_bytes(&ready.iter().collect::<Vec<_>>(), false))
-                .map_err(io_err(&p))?;
-            self.csv.sync_data().map_err(io_err(&p))?;
-        }
-        Ok(())
-    }
-
-    /// Every game is in `games.*`: the journal has served its purpose.
-    fn complete(self) -> Result<(), TournamentError> {
-        assert!(
-            self.next == self.order.len() && self.pending.is_empty(),
-            "complete() with {} of {} games written",
-            self.next,
-            self.order.len()
-        );
-        let p = self.dir.join(JOURNAL);
-        fs::remove_file(&p).map_err(io_err(&p))?;
-        sync_dir(&self.dir)
-    }
+    while set.join_next().await.is_some() {}
 }
 
 /// Progress on stderr: a bar with ETA and live standings on a terminal, a
@@ -929,25 +732,6 @@ impl Player for RefereePlayer {
     }
 }
 
-/// Copies (hard-links where possible) every file of `from` into `to`.
-fn copy_logs(from: &Path, to: &Path) -> Result<(), TournamentError> {
-    let entries = match fs::read_dir(from) {
-        Ok(e) => e,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(io_err(from)(e)),
-    };
-    fs::create_dir_all(to).map_err(io_err(to))?;
-    for entry in entries {
-        let entry = entry.map_err(io_err(from))?;
-        let src = entry.path();
-        let dst = to.join(entry.file_name());
-        if src.is_file() && fs::hard_link(&src, &dst).is_err() {
-            fs::copy(&src, &dst).map_err(io_err(&dst))?;
-        }
-    }
-    Ok(())
-}
-
 /// What `arena merge` reports.
 #[derive(Clone, Debug)]
 pub struct MergeSummary {
@@ -1011,29 +795,22 @@ pub fn merge(dirs: &[PathBuf], out: Option<&Path>) -> Result<MergeSummary, Tourn
             ));
         }
     }
+    // Every record must be the game the schedule has at its index, in the
+    // shard its directory played; each game once.
     let jobs = jobs_for(&first.config);
-    let mut found: BTreeMap<u64, (GameRecord, &Path)> = BTreeMap::new();
-    for d in dirs {
-        for rec in read_records(&d.join(GAMES_JSONL))? {
-            let ok = jobs
-                .get(rec.index as usize)
-                .is_some_and(|j| (j.round, j.pair, j.seed) == (rec.round, rec.pair, rec.seed));
-            if !ok {
-                return refuse(format!(
-                    "{}: game {} does not belong to this schedule",
-                    d.display(),
-                    rec.index
-                ));
+    let mut found: BTreeMap<u64, (GameRecord, String)> = BTreeMap::new();
+    for (d, m) in dirs.iter().zip(&manifests) {
+        let path = d.join(GAMES_JSONL);
+        for store::Line { line, record } in store::read_lines(&path, store::Tail::Torn, true)? {
+            let at = store::place(&path, line);
+            let job = jobs
+                .get(record.index as usize)
+                .filter(|j| m.shard.is_none_or(|s| s.contains(j)));
+            store::check_record(&at, &record, job, &first.config)?;
+            if let Some((_, other)) = found.get(&record.index) {
+                return refuse(format!("game {} is in both {other} and {at}", record.index));
             }
-            if let Some((_, other)) = found.get(&rec.index) {
-                return refuse(format!(
-                    "game {} is in both {} and {}",
-                    rec.index,
-                    other.display(),
-                    d.display()
-                ));
-            }
-            found.insert(rec.index, (rec, d.as_path()));
+            found.insert(record.index, (record, at));
         }
     }
     let missing: Vec<&GameJob> = jobs
@@ -1077,28 +854,48 @@ pub fn merge(dirs: &[PathBuf], out: Option<&Path>) -> Result<MergeSummary, Tourn
     let out = out
         .map(Path::to_path_buf)
         .unwrap_or_else(|| Path::new("reports").join(&first.name));
-    if let Some(m) = Manifest::read(&out)? {
-        return refuse(format!(
+    let lock = RunLock::acquire(&out)?;
+    let mut manifest = Manifest::new(&first.config, jobs.len() as u64, None, jobs.len() as u64);
+    let ready = match Manifest::read(&out) {
+        // A merge of these runs that stopped half-way is done again.
+        Ok(Some(m)) if m.status == "merging" && m.fingerprint == manifest.fingerprint => {
+            store::remove_run(&out, &m).map_err(TournamentError::from)
+        }
+        Ok(Some(m)) => Err(TournamentError::Refused(format!(
             "{} already holds a run ({}); merge into another --out",
             out.display(),
             m.describe()
-        ));
+        ))),
+        Ok(None) => match store::holds_run_files(&out) {
+            Some(f) => Err(TournamentError::Refused(format!(
+                "{} holds {f} but no {MANIFEST}: not a run arena wrote; merge into another --out",
+                out.display()
+            ))),
+            None => Ok(()),
+        },
+        Err(e) => Err(e.into()),
+    };
+    if let Err(e) = ready {
+        lock.refused();
+        return Err(e);
     }
-    fs::create_dir_all(&out).map_err(io_err(&out))?;
+    // Written first, so that what follows is known to be arena's.
+    manifest.status = "merging".into();
+    manifest.write(&out)?;
     let records: Vec<&GameRecord> = found.values().map(|(r, _)| r).collect();
     // Records name their bots' logs relative to their run directory: bring
     // the logs along (file names hold the game index, so they never clash).
     for d in dirs {
-        copy_logs(&d.join("logs"), &out.join("logs"))?;
+        store::copy_logs(&d.join(store::LOGS), &out)?;
     }
     write_games(&out, &records)?;
     let mut standings = Standings::new(first.config.bots.iter().map(|b| b.name.clone()));
     for r in &records {
         standings.add(r);
     }
-    let mut manifest = Manifest::new(&first.config, jobs.len() as u64, None, jobs.len() as u64);
     manifest.status = "complete".into();
     manifest.write(&out)?;
+    drop(lock);
     Ok(MergeSummary {
         dir: out,
         games: records.len(),
@@ -1111,6 +908,9 @@ mod tests {
     use super::*;
     use crate::config::{FormatKind, NormalizedBot, TimeControl};
     use crate::record::{Reason, SeatRecord};
+    use std::fs::{self, OpenOptions};
+    use std::io::Write;
+    use std::os::unix::fs::MetadataExt;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     fn config(bots: usize, games: u32, seed: u64) -> Normalized {
@@ -1297,11 +1097,17 @@ mod tests {
 
         let again = rt.block_on(run(&c, fake(&c, None), &opts(&part, 2)));
         assert!(matches!(again, Err(TournamentError::Refused(ref m)) if m.contains("--resume")));
+        // The log of the game that failed is stale: resume removes it, and
+        // only it.
+        fs::write(part.join("logs/game00009-seat0-bot1.log"), "half").unwrap();
+        fs::write(part.join("logs/notes.txt"), "mine").unwrap();
 
         let player = fake(&c, None);
         let mut o = opts(&part, 2);
         o.resume = true;
         let s = rt.block_on(run(&c, player.clone(), &o)).unwrap();
+        assert!(!part.join("logs/game00009-seat0-bot1.log").exists());
+        assert!(part.join("logs/notes.txt").exists());
         assert_eq!(s.played_now, 18 - saved);
         assert_eq!(player.played.load(Ordering::SeqCst), 18 - saved);
         assert_eq!(files(&whole), files(&part));
@@ -1318,7 +1124,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let rt = rt();
         let c = config(3, 2, 5);
-        let held = lock_dir(tmp.path()).unwrap();
+        let held = RunLock::acquire(tmp.path()).unwrap();
         let err = rt
             .block_on(run(&c, fake(&c, None), &opts(tmp.path(), 1)))
             .unwrap_err();
@@ -1402,6 +1208,279 @@ mod tests {
         assert_eq!(files(&whole), files(&merged));
         let m = Manifest::read(&merged).unwrap().unwrap();
         assert_eq!(m, Manifest::read(&whole).unwrap().unwrap());
+    }
+
+    /// A finished run of `c` in `dir` whose last games are still only in
+    /// the journal (as after a crash): returns the journal's path.
+    fn interrupted_run(rt: &tokio::runtime::Runtime, c: &Normalized, dir: &Path) -> PathBuf {
+        let err = rt
+            .block_on(run(c, fake(c, Some(7)), &opts(dir, 1)))
+            .unwrap_err();
+        assert!(
+            matches!(err, TournamentError::Player { index: 7, .. }),
+            "{err}"
+        );
+        dir.join(JOURNAL)
+    }
+
+    fn resume(
+        rt: &tokio::runtime::Runtime,
+        c: &Normalized,
+        dir: &Path,
+    ) -> Result<Summary, TournamentError> {
+        let mut o = opts(dir, 2);
+        o.resume = true;
+        rt.block_on(run(c, fake(c, None), &o))
+    }
+
+    /// Appends `rec` to `path` as one more line; returns its line number.
+    fn append(path: &Path, rec: &GameRecord) -> usize {
+        let lines = fs::read_to_string(path).unwrap_or_default().lines().count();
+        let mut f = OpenOptions::new().append(true).open(path).unwrap();
+        f.write_all(&store::jsonl_line(rec)).unwrap();
+        lines + 1
+    }
+
+    #[test]
+    fn resume_refuses_a_forged_record_naming_file_line_and_field() {
+        let tmp = tempfile::tempdir().unwrap();
+        let rt = rt();
+        let c = config(3, 6, 5);
+        let jobs = jobs_for(&c);
+        let good = rt.block_on(fake(&c, None).play(jobs[12].clone())).unwrap();
+        type Forge = fn(&mut GameRecord);
+        let forgeries: [(&str, Forge); 6] = [
+            ("seed", |r| r.seed ^= 1),
+            ("seats[0].name", |r| r.seats[0].name = "mallory".into()),
+            ("seats[1].name", |r| {
+                r.seats[1].name = r.seats[0].name.clone()
+            }),
+            ("pair", |r| r.pair += 1),
+            ("round", |r| r.round += 1),
+            ("params", |r| {
+                r.params.insert("stones".into(), "99".into());
+            }),
+        ];
+        for (field, forge) in forgeries {
+            let dir = tmp.path().join(field);
+            let journal = interrupted_run(&rt, &c, &dir);
+            let mut forged = good.clone();
+            forge(&mut forged);
+            let line = append(&journal, &forged);
+            let err = resume(&rt, &c, &dir).unwrap_err().to_string();
+            let at = format!("{}:{line}: game 12: {field} is ", journal.display());
+            assert!(err.contains(&at), "{field}: {err}");
+        }
+        // A game the schedule does not have.
+        let dir = tmp.path().join("index");
+        let journal = interrupted_run(&rt, &c, &dir);
+        let mut forged = good.clone();
+        forged.index = 99;
+        let line = append(&journal, &forged);
+        let err = resume(&rt, &c, &dir).unwrap_err().to_string();
+        assert!(
+            err.contains(&format!(
+                "{}:{line}: index 99 is not a game of this run",
+                journal.display()
+            )),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn two_records_of_one_game_that_disagree_are_an_error() {
+        let tmp = tempfile::tempdir().unwrap();
+        let rt = rt();
+        let c = config(3, 6, 5);
+        let journal = interrupted_run(&rt, &c, tmp.path());
+        let games = tmp.path().join(GAMES_JSONL);
+        let first = store::read_lines(&games, store::Tail::Torn, false).unwrap()[0].clone();
+        // The same record twice is what a crash between the journal and
+        // games.jsonl leaves: accepted.
+        append(&journal, &first.record);
+        resume(&rt, &c, tmp.path()).unwrap();
+
+        let dir = tmp.path().join("b");
+        let journal = interrupted_run(&rt, &c, &dir);
+        let mut other = first.record.clone();
+        other.result = match other.result {
+            GameResult::Draw => GameResult::Seat0Wins,
+            _ => GameResult::Draw,
+        };
+        let line = append(&journal, &other);
+        let err = resume(&rt, &c, &dir).unwrap_err().to_string();
+        let want = format!(
+            "game 0: {}:1 and {}:{line} disagree (result differs)",
+            dir.join(GAMES_JSONL).display(),
+            journal.display()
+        );
+        assert!(err.contains(&want), "{err}");
+    }
+
+    #[test]
+    fn merge_refuses_a_shard_whose_games_name_a_bot_that_never_played() {
+        let tmp = tempfile::tempdir().unwrap();
+        let rt = rt();
+        let c = config(3, 2, 3);
+        let mut dirs = Vec::new();
+        for k in 1..=2 {
+            let d = tmp.path().join(format!("shard{k}"));
+            let mut o = opts(&d, 1);
+            o.shard = Some(Shard { k, n: 2 });
+            rt.block_on(run(&c, fake(&c, None), &o)).unwrap();
+            dirs.push(d);
+        }
+        let games = dirs[1].join(GAMES_JSONL);
+        let mut lines: Vec<String> = fs::read_to_string(&games)
+            .unwrap()
+            .lines()
+            .map(String::from)
+            .collect();
+        let mut r: GameRecord = serde_json::from_str(&lines[1]).unwrap();
+        r.seats[1].name = "ghost\u{1b}[2J".into();
+        lines[1] = serde_json::to_string(&r).unwrap();
+        fs::write(&games, lines.join("\n") + "\n").unwrap();
+        let out = tmp.path().join("merged");
+        let err = merge(&dirs, Some(&out)).unwrap_err().to_string();
+        let want = format!(
+            "{}:2: game {}: seats[1].name is `ghost\\x1b[2J`",
+            games.display(),
+            r.index
+        );
+        assert!(err.contains(&want), "{err}");
+        assert!(!out.exists(), "a refused merge writes nothing");
+
+        // A game of shard 2 in shard 1's directory is not shard 1's.
+        let moved = lines.remove(0);
+        fs::write(&games, lines.join("\n") + "\n").unwrap();
+        let g1 = dirs[0].join(GAMES_JSONL);
+        let n = fs::read_to_string(&g1).unwrap().lines().count();
+        fs::write(&g1, fs::read_to_string(&g1).unwrap() + &moved + "\n").unwrap();
+        let err = merge(&dirs, Some(&out)).unwrap_err().to_string();
+        assert!(
+            err.contains(&format!("{}:{}: index", g1.display(), n + 1)),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn run_files_are_private_and_overwrite_removes_only_what_arena_wrote() {
+        let tmp = tempfile::tempdir().unwrap();
+        let rt = rt();
+        let c = config(3, 2, 5);
+        let dir = tmp.path().join("run");
+        rt.block_on(run(&c, fake(&c, None), &opts(&dir, 2)))
+            .unwrap();
+        let mode = |p: &Path| fs::symlink_metadata(p).unwrap().mode() & 0o7777;
+        assert_eq!(mode(&dir), 0o700);
+        assert_eq!(mode(&dir.join("logs")), 0o700);
+        for f in [MANIFEST, GAMES_JSONL, GAMES_CSV, LOCK] {
+            assert_eq!(mode(&dir.join(f)), 0o600, "{f}");
+        }
+        let m = Manifest::read(&dir).unwrap().unwrap();
+        assert!(m.files.contains(&GAMES_CSV.to_string()) && m.files.contains(&"logs/".into()));
+
+        // What arena did not write stays: a note, a file in logs/ that is not a log.
+        fs::write(dir.join("notes.txt"), "mine").unwrap();
+        fs::write(dir.join("logs/game00001-seat0-bot1.log"), "log").unwrap();
+        fs::write(dir.join("logs/keep.txt"), "mine").unwrap();
+        fs::set_permissions(&dir, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        let mut o = opts(&dir, 2);
+        o.overwrite = true;
+        rt.block_on(run(&c, fake(&c, None), &o)).unwrap();
+        assert_eq!(fs::read_to_string(dir.join("notes.txt")).unwrap(), "mine");
+        assert_eq!(
+            fs::read_to_string(dir.join("logs/keep.txt")).unwrap(),
+            "mine"
+        );
+        assert!(!dir.join("logs/game00001-seat0-bot1.log").exists());
+        assert_eq!(mode(&dir), 0o700, "an existing directory is tightened");
+    }
+
+    #[test]
+    fn overwrite_refuses_a_directory_without_a_manifest_and_deletes_nothing() {
+        let tmp = tempfile::tempdir().unwrap();
+        let rt = rt();
+        let c = config(3, 2, 5);
+        let dir = tmp.path();
+        fs::create_dir(dir.join("logs")).unwrap();
+        fs::write(dir.join("logs/precious.log"), "x").unwrap();
+        fs::write(dir.join(GAMES_CSV), "mine").unwrap();
+        for overwrite in [true, false] {
+            let mut o = opts(dir, 1);
+            o.overwrite = overwrite;
+            let err = rt
+                .block_on(run(&c, fake(&c, None), &o))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("no tournament.json"), "{err}");
+        }
+        assert_eq!(fs::read_to_string(dir.join(GAMES_CSV)).unwrap(), "mine");
+        assert!(dir.join("logs/precious.log").exists());
+        assert!(
+            !dir.join(LOCK).exists(),
+            "a refused directory keeps no lock file"
+        );
+        assert!(!dir.join(MANIFEST).exists());
+    }
+
+    #[test]
+    fn a_stop_rule_ends_the_run_on_the_same_game_at_any_concurrency() {
+        let tmp = tempfile::tempdir().unwrap();
+        let rt = rt();
+        let c = config(3, 8, 4);
+        // Stops after the third draw, in schedule order.
+        let rule = || -> (String, StopRule) {
+            let mut draws = 0;
+            let rule: StopRule = Box::new(move |r: &GameRecord| {
+                draws += usize::from(r.result == GameResult::Draw);
+                (draws == 3).then(|| format!("third draw at game {}", r.index))
+            });
+            ("three draws".into(), rule)
+        };
+        let mut outs = Vec::new();
+        for conc in [1, 4] {
+            let dir = tmp.path().join(format!("c{conc}"));
+            let mut seen = Vec::new();
+            let mut each = |r: &GameRecord, resumed: bool| seen.push((r.index, resumed));
+            let hooks = Hooks {
+                stop: Some(rule()),
+                each: Some(&mut each),
+            };
+            let s = rt
+                .block_on(run_with(&c, fake(&c, None), &opts(&dir, conc), hooks))
+                .unwrap();
+            assert!(s.games < 24, "stopped early: {}", s.games);
+            assert_eq!(
+                seen,
+                (0..s.games as u64).map(|i| (i, false)).collect::<Vec<_>>()
+            );
+            let m = Manifest::read(&dir).unwrap().unwrap();
+            assert_eq!(m.status, "complete");
+            assert!(m.stopped.as_deref().unwrap().starts_with("third draw"));
+            outs.push(files(&dir));
+
+            // Resuming a stopped run plays nothing more.
+            let player = fake(&c, None);
+            let mut o = opts(&dir, conc);
+            o.resume = true;
+            let hooks = Hooks {
+                stop: Some(rule()),
+                each: None,
+            };
+            let again = rt
+                .block_on(run_with(&c, player.clone(), &o, hooks))
+                .unwrap();
+            assert_eq!((again.games, again.played_now), (s.games, 0));
+            assert_eq!(player.played.load(Ordering::SeqCst), 0);
+            // ...and needs the same rule.
+            let err = rt
+                .block_on(run(&c, fake(&c, None), &o))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("stops on three draws"), "{err}");
+        }
+        assert_eq!(outs[0], outs[1]);
     }
 
     #[test]

@@ -577,6 +577,7 @@ fn no_bot_process_survives_forks_stubbornness_or_logs_floods() {
             "1",
             "--movetime",
             "5000",
+            "--overwrite",
         ],
     );
     let recs = records(&out);

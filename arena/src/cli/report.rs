@@ -55,7 +55,7 @@ fn exit(command: &str, result: Result<(), String>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
-            eprintln!("arena {command}: {message}");
+            eprintln!("arena {command}: {}", arena::display::escape(&message));
             ExitCode::FAILURE
         }
     }
@@ -137,6 +137,8 @@ fn play_game(args: &PlayArgs) -> Result<(), String> {
         None => arena::play::play_humans(game.as_ref(), ["human", "human"], &mut input, &mut out),
         Some(text) => {
             let spec = arena::bot::BotSpec::parse(text)?;
+            arena::display::check_name(&spec.name)
+                .map_err(|why| format!("--bot: bot name {why}"))?;
             let name = spec.name.clone();
             let human = args.seat as usize;
             let mut bot = super::bot_seat::BotSeat::start(

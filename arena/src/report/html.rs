@@ -257,10 +257,9 @@ pub fn write_html(dir: &Path, records: &[GameRecord]) -> io::Result<PathBuf> {
         .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
         .unwrap_or_else(|| dir.display().to_string());
     let html = render_html(&title, records, ratings.as_ref());
-    let path = dir.join("index.html");
-    std::fs::write(&path, html)
-        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
-    Ok(path)
+    crate::store::write_atomic(dir, "index.html", html.as_bytes())
+        .map_err(|e| io::Error::other(e.to_string()))?;
+    Ok(dir.join("index.html"))
 }
 
 #[cfg(test)]
@@ -269,10 +268,15 @@ mod tests {
 
     #[test]
     fn script_safe_json_cannot_close_the_script_block() {
-        let v = serde_json::json!({"name": "</script><script>alert(1)</script>", "amp": "a&b"});
+        let v = serde_json::json!({
+            "name": "</script><script>alert(1)</script>",
+            "amp": "a&b",
+            // Line breaks to old JavaScript parsers; an escape for terminals.
+            "sep": "a\u{2028}b\u{2029}c\u{1b}[2J",
+        });
         let s = script_safe_json(&v);
         assert!(
-            !s.contains('<') && !s.contains('>') && !s.contains('&'),
+            !s.contains(['<', '>', '&', '\u{2028}', '\u{2029}', '\u{1b}']),
             "{s}"
         );
         let back: serde_json::Value = serde_json::from_str(&s).unwrap();

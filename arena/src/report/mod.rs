@@ -12,8 +12,7 @@ pub mod ratings;
 pub mod summary;
 pub mod text;
 
-use std::fs::File;
-use std::io::{self, BufRead, BufReader};
+use std::io;
 use std::path::Path;
 
 use crate::record::GameRecord;
@@ -21,25 +20,18 @@ use crate::record::GameRecord;
 pub use html::write_html;
 
 /// Reads a `games.jsonl` file: one [`GameRecord`] per line, blank lines
-/// skipped. A bad line is an error naming the file and line.
+/// skipped. A bad line is an error naming the file and line; a FIFO or
+/// device is refused without being read.
 pub fn read_records(path: &Path) -> io::Result<Vec<GameRecord>> {
-    let file = File::open(path)
-        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
-    let mut records = Vec::new();
-    for (i, line) in BufReader::new(file).lines().enumerate() {
-        let line = line?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let record: GameRecord = serde_json::from_str(&line).map_err(|e| {
-            io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!("{}:{}: not a game record: {e}", path.display(), i + 1),
-            )
-        })?;
-        records.push(record);
+    use crate::store::{self, StoreError};
+    match store::read_lines(path, store::Tail::Keep, false) {
+        Ok(lines) => Ok(lines.into_iter().map(|l| l.record).collect()),
+        Err(StoreError::Io { path, source }) => Err(io::Error::new(
+            source.kind(),
+            format!("{}: {source}", path.display()),
+        )),
+        Err(StoreError::Refused(m)) => Err(io::Error::new(io::ErrorKind::InvalidData, m)),
     }
-    Ok(records)
 }
 
 /// What a finished run leaves beside its records: `ratings.csv`,
@@ -55,6 +47,13 @@ pub fn write_all(dir: &Path, opts: &crate::rating::RatingOptions) -> Result<Writ
         Some(ratings::write_ratings_for_records(dir, &records, opts).map_err(|e| e.to_string())?)
     };
     let html = write_html(dir, &records).map_err(|e| e.to_string())?;
+    // The ratings files are created with the default mode; a run's files are private.
+    let names = [
+        ratings::RATINGS_FILE,
+        ratings::CROSSTABLE_FILE,
+        ratings::LOS_FILE,
+    ];
+    crate::store::restrict_files(dir, &names).map_err(|e| e.to_string())?;
     Ok(Written { standings, html })
 }
 

@@ -331,7 +331,7 @@ pub fn standings_table(s: &Standings) -> String {
     let width = s
         .bots
         .iter()
-        .map(|b| b.name.chars().count())
+        .map(|b| crate::display::escape(&b.name).chars().count())
         .max()
         .unwrap_or(3)
         .clamp(3, 40);
@@ -355,10 +355,8 @@ pub fn standings_table(s: &Standings) -> String {
     );
     for (i, b) in s.bots.iter().enumerate() {
         let r = &b.record;
-        let name: String = b
-            .name
+        let name: String = crate::display::escape(&b.name)
             .chars()
-            .filter(|c| !c.is_control())
             .take(width)
             .collect();
         let interval = b

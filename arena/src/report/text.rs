@@ -10,6 +10,7 @@
 
 use std::fmt::Write as _;
 
+use crate::display::escape;
 use crate::record::GameRecord;
 
 /// A Dakon position as its notation gives it.
@@ -158,7 +159,7 @@ pub fn parse_board(state: &str) -> Result<Board, String> {
 
 fn seat_name(names: Option<[&str; 2]>, seat: usize) -> String {
     match names {
-        Some(n) => format!("seat {seat} ({})", n[seat]),
+        Some(n) => format!("seat {seat} ({})", escape(n[seat])),
         None => format!("seat {seat}"),
     }
 }
@@ -275,7 +276,11 @@ pub fn render_state(state: &str, names: Option<[&str; 2]>) -> String {
     match parse_board(state) {
         Ok(Board::Dakon(v)) => dakon_text(&v, names),
         Ok(Board::Latrunculi(v)) => latrunculi_text(&v, names),
-        Err(why) => format!("{state}\n(cannot draw this state: {why})\n"),
+        Err(why) => format!(
+            "{}\n(cannot draw this state: {})\n",
+            escape(state),
+            escape(&why)
+        ),
     }
 }
 
@@ -288,7 +293,7 @@ pub fn render_moves(record: &GameRecord, upto: usize) -> String {
             "{:>4}. seat {} {:<14} {:>8.1} ms",
             i + 1,
             m.seat,
-            m.mv,
+            escape(&m.mv),
             m.ms
         );
         if i < record.opening_plies {
@@ -308,17 +313,17 @@ pub fn render_game(record: &GameRecord, ply: usize) -> String {
     let params: Vec<String> = record
         .params
         .iter()
-        .map(|(k, v)| format!("{k}={v}"))
+        .map(|(k, v)| format!("{}={}", escape(k), escape(v)))
         .collect();
     let _ = writeln!(
         s,
         "game {}: {} {}, seed {}; seat 0: {}, seat 1: {}",
         record.index,
-        record.game,
+        escape(&record.game),
         params.join(" "),
         record.seed,
-        names[0],
-        names[1]
+        escape(names[0]),
+        escape(names[1])
     );
     s.push_str(&render_moves(record, ply));
     let state = if ply == 0 {
@@ -335,7 +340,7 @@ pub fn render_game(record: &GameRecord, ply: usize) -> String {
             record.result, record.reason, record.scores[0], record.scores[1]
         );
         if let Some(d) = &record.detail {
-            let _ = write!(s, ": {d}");
+            let _ = write!(s, ": {}", escape(d));
         }
         s.push('\n');
     }

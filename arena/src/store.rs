@@ -1,0 +1,1043 @@
+//! The run directory (`reports/<name>/`, a shard's directory, `arena match
+//! --out`): what is in it, who may write it, and the one reader and writer
+//! of its records.
+//!
+//! Only arena writes a run directory: it is created (or made) mode 0700 and
+//! owned by the user running arena, its files are created 0600 without
+//! following symbolic links, and its manifest lists every name arena writes
+//! there, so that `--overwrite` removes exactly those. Files in it:
+//! - `tournament.json`: the [`Manifest`] (config fingerprint, seed, shard,
+//!   status, the files, the normalized config) that `--resume` and `arena
+//!   merge` check;
+//! - `journal.jsonl`: every finished game that is not yet in `games.jsonl`,
+//!   one JSON line each, appended and fsynced as soon as the game ends (a
+//!   torn last line after a crash is discarded on resume); removed once the
+//!   run is complete;
+//! - `games.jsonl`, `games.csv`: the finished games in schedule order; they
+//!   grow by the completed prefix of the schedule and are fsynced as they grow;
+//! - `logs/`: the bots' stderr, one file per game and seat;
+//! - the report files (`ratings.csv`, `crosstable.csv`, `los.csv`,
+//!   `index.html`);
+//! - `.arena.lock`, held (flock) by the process running in the directory.
+
+use std::collections::BTreeMap;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, BufRead, Read, Write};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::Normalized;
+use crate::display::escape;
+use crate::record::{CsvRow, GameRecord};
+use crate::schedule::{GameJob, Shard};
+
+pub const MANIFEST: &str = "tournament.json";
+pub const JOURNAL: &str = "journal.jsonl";
+pub const GAMES_JSONL: &str = "games.jsonl";
+pub const GAMES_CSV: &str = "games.csv";
+/// The bots' stderr logs.
+pub const LOGS: &str = "logs";
+/// Held (flock) by the process running in a directory.
+pub const LOCK: &str = ".arena.lock";
+/// The largest manifest arena reads (it holds a normalized config, itself
+/// from a config of at most 1 MiB).
+pub const MAX_MANIFEST_BYTES: u64 = 16 << 20;
+
+/// Every name arena writes in a run directory (`logs/`: the directory of
+/// stderr logs). Recorded in each manifest; `--overwrite` removes these and
+/// nothing else.
+pub fn run_files() -> Vec<String> {
+    use crate::report::ratings::{CROSSTABLE_FILE, LOS_FILE, RATINGS_FILE};
+    [
+        MANIFEST,
+        JOURNAL,
+        GAMES_JSONL,
+        GAMES_CSV,
+        RATINGS_FILE,
+        CROSSTABLE_FILE,
+        LOS_FILE,
+        "index.html",
+        "logs/",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{}: {source}", path.display())]
+    Io { path: PathBuf, source: io::Error },
+    /// A directory or file that does not fit what was asked (another
+    /// user's directory, an existing run, a forged or corrupt record).
+    #[error("{0}")]
+    Refused(String),
+}
+
+pub fn io_err(path: &Path) -> impl FnOnce(io::Error) -> StoreError + '_ {
+    move |source| StoreError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+fn refused<T>(message: String) -> Result<T, StoreError> {
+    Err(StoreError::Refused(message))
+}
+
+// ---------------------------------------------------------------------------
+// Directories and files only arena writes.
+
+/// Makes `dir` a private directory: created mode 0700 (with its missing
+/// parents), or, when it exists, checked to be a directory owned by the
+/// user running arena and tightened to 0700. A directory of another user
+/// is refused: its owner could write forged results into it.
+pub fn private_dir(dir: &Path) -> Result<(), StoreError> {
+    match fs::metadata(dir) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+                fs::create_dir_all(parent).map_err(io_err(parent))?;
+            }
+            match fs::DirBuilder::new().mode(0o700).create(dir) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+                Err(e) => return Err(io_err(dir)(e)),
+            }
+            check_private(dir, &fs::metadata(dir).map_err(io_err(dir))?)
+        }
+        Err(e) => Err(io_err(dir)(e)),
+        Ok(meta) => check_private(dir, &meta),
+    }
+}
+
+/// `name` in `dir` as a private directory; a symbolic link there is refused
+/// rather than followed.
+pub fn private_subdir(dir: &Path, name: &str) -> Result<PathBuf, StoreError> {
+    let path = dir.join(name);
+    match fs::symlink_metadata(&path) {
+        Ok(m) if m.file_type().is_symlink() => refused(format!(
+            "{} is a symbolic link; arena writes only into directories it made",
+            path.display()
+        )),
+        Ok(m) => check_private(&path, &m).map(|()| path),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => private_dir(&path).map(|()| path),
+        Err(e) => Err(io_err(&path)(e)),
+    }
+}
+
+fn check_private(dir: &Path, meta: &fs::Metadata) -> Result<(), StoreError> {
+    if !meta.is_dir() {
+        return refused(format!("{} is not a directory", dir.display()));
+    }
+    let me = nix::unistd::geteuid().as_raw();
+    if meta.uid() != me {
+        return refused(format!(
+            "{} belongs to uid {}, not to uid {me} running arena: whoever owns it could change the results; choose another --out (or chown it)",
+            dir.display(),
+            meta.uid()
+        ));
+    }
+    if meta.mode() & 0o7777 != 0o700 {
+        fs::set_permissions(dir, fs::Permissions::from_mode(0o700)).map_err(io_err(dir))?;
+    }
+    Ok(())
+}
+
+/// Options that create a file 0600 and never follow a symbolic link.
+fn private_options() -> OpenOptions {
+    let mut o = OpenOptions::new();
+    o.mode(0o600)
+        .custom_flags(nix::fcntl::OFlag::O_NOFOLLOW.bits());
+    o
+}
+
+/// Opens an existing file of the run for appending (never through a link),
+/// made 0600 if an older arena left it wider.
+pub fn open_append(path: &Path) -> Result<File, StoreError> {
+    let f = private_options()
+        .append(true)
+        .open(path)
+        .map_err(io_err(path))?;
+    restrict(&f, path)?;
+    Ok(f)
+}
+
+fn restrict(f: &File, path: &Path) -> Result<(), StoreError> {
+    let mode = f.metadata().map_err(io_err(path))?.mode();
+    if mode & 0o077 != 0 {
+        f.set_permissions(fs::Permissions::from_mode(0o600))
+            .map_err(io_err(path))?;
+    }
+    Ok(())
+}
+
+/// Makes each of `names` in `dir` that exists 0600 (for files written by
+/// code that does not create them private itself).
+pub fn restrict_files(dir: &Path, names: &[&str]) -> Result<(), StoreError> {
+    for name in names {
+        let path = dir.join(name);
+        match private_options().read(true).open(&path) {
+            Ok(f) => restrict(&f, &path)?,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(io_err(&path)(e)),
+        }
+    }
+    Ok(())
+}
+
+/// Writes `name` in `dir` through a fresh 0600 temporary file, fsync and
+/// rename: readers see the old file or the new one, never half of one.
+pub fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), StoreError> {
+    let tmp = dir.join(format!(".{name}.tmp"));
+    let path = dir.join(name);
+    match fs::remove_file(&tmp) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(io_err(&tmp)(e)),
+    }
+    let mut f = private_options()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .map_err(io_err(&tmp))?;
+    f.write_all(bytes).map_err(io_err(&tmp))?;
+    f.sync_all().map_err(io_err(&tmp))?;
+    fs::rename(&tmp, &path).map_err(io_err(&path))?;
+    sync_dir(dir)
+}
+
+pub fn sync_dir(dir: &Path) -> Result<(), StoreError> {
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(io_err(dir))
+}
+
+// ---------------------------------------------------------------------------
+// Reading what users and other machines hand us.
+
+/// Why a file was not read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("cannot read: {0}")]
+    Io(#[from] io::Error),
+    #[error("not a regular file (it is a {0}); arena reads only regular files")]
+    NotRegular(&'static str),
+    #[error("{size} bytes is too big (at most {max} bytes)")]
+    TooBig { size: u64, max: u64 },
+}
+
+/// The contents of `path`, which must be a regular file (a FIFO or device
+/// is refused without being read) of at most `max` bytes.
+pub fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>, ReadError> {
+    check_regular(&fs::metadata(path)?, Some(max))?;
+    // O_NONBLOCK: were the file swapped for a FIFO since, opening it must
+    // not wait for a writer; the check below then refuses it.
+    let f = OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
+        .open(path)?;
+    check_regular(&f.metadata()?, Some(max))?;
+    let mut bytes = Vec::new();
+    f.take(max + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(ReadError::TooBig {
+            size: bytes.len() as u64,
+            max,
+        });
+    }
+    Ok(bytes)
+}
+
+fn check_regular(meta: &fs::Metadata, max: Option<u64>) -> Result<(), ReadError> {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    if !t.is_file() {
+        return Err(ReadError::NotRegular(if t.is_dir() {
+            "directory"
+        } else if t.is_fifo() {
+            "FIFO"
+        } else if t.is_char_device() || t.is_block_device() {
+            "device"
+        } else if t.is_socket() {
+            "socket"
+        } else {
+            "special file"
+        }));
+    }
+    match max {
+        Some(max) if meta.len() > max => Err(ReadError::TooBig {
+            size: meta.len(),
+            max,
+        }),
+        _ => Ok(()),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Records.
+
+/// A record and the line of its file it came from (from 1).
+#[derive(Clone, Debug)]
+pub struct Line {
+    pub line: usize,
+    pub record: GameRecord,
+}
+
+/// What to do with a last line that has no newline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tail {
+    /// Drop it: a crash tore it mid-write (journals, files of a run).
+    Torn,
+    /// Read it like any other (a file someone handed us).
+    Keep,
+}
+
+/// Reads a JSON Lines file of records, with their line numbers; blank lines
+/// are skipped; a bad line is an error naming the file and the line. A
+/// missing file reads as empty when `missing_ok`.
+pub fn read_lines(path: &Path, tail: Tail, missing_ok: bool) -> Result<Vec<Line>, StoreError> {
+    let meta = match fs::metadata(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound && missing_ok => return Ok(Vec::new()),
+        other => other.map_err(io_err(path))?,
+    };
+    check_regular(&meta, None)
+        .map_err(|e| StoreError::Refused(format!("{}: {e}", path.display())))?;
+    let file = File::open(path).map_err(io_err(path))?;
+    let mut reader = io::BufReader::new(file);
+    let mut out = Vec::new();
+    let mut buf = Vec::new();
+    let mut n = 0;
+    loop {
+        buf.clear();
+        let read = reader.read_until(b'\n', &mut buf).map_err(io_err(path))?;
+        if read == 0 {
+            break;
+        }
+        n += 1;
+        if !buf.ends_with(b"\n") && tail == Tail::Torn {
+            break;
+        }
+        if buf.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let record: GameRecord = serde_json::from_slice(&buf).map_err(|e| {
+            StoreError::Refused(format!("{}:{n}: not a game record: {e}", path.display()))
+        })?;
+        out.push(Line { line: n, record });
+    }
+    Ok(out)
+}
+
+/// The records of a run's file (missing: none; a torn last line dropped).
+pub fn read_records(path: &Path) -> Result<Vec<GameRecord>, StoreError> {
+    Ok(read_lines(path, Tail::Torn, true)?
+        .into_iter()
+        .map(|l| l.record)
+        .collect())
+}
+
+pub fn jsonl_line(r: &GameRecord) -> Vec<u8> {
+    let mut line = serde_json::to_vec(r).expect("records serialize");
+    line.push(b'\n');
+    line
+}
+
+pub fn csv_bytes(rows: &[&GameRecord], header: bool) -> Vec<u8> {
+    let mut w = csv::WriterBuilder::new()
+        .has_headers(header)
+        .from_writer(Vec::new());
+    for r in rows {
+        w.serialize(CsvRow::from(*r)).expect("csv rows serialize");
+    }
+    if header && rows.is_empty() {
+        w.write_record(CSV_HEADER).expect("csv header");
+    }
+    w.into_inner().expect("in-memory csv")
+}
+
+/// `games.csv`'s header: the fields of [`CsvRow`], in order.
+pub const CSV_HEADER: &[&str] = &[
+    "index",
+    "game",
+    "seed",
+    "seat0",
+    "seat1",
+    "result",
+    "reason",
+    "plies",
+    "score0",
+    "score1",
+    "duration_ms",
+    "round",
+    "pair",
+    "detail",
+];
+
+/// Writes `games.jsonl` and `games.csv` holding exactly `records`, in order.
+pub fn write_games(dir: &Path, records: &[&GameRecord]) -> Result<(), StoreError> {
+    let jsonl: Vec<u8> = records.iter().flat_map(|r| jsonl_line(r)).collect();
+    write_atomic(dir, GAMES_JSONL, &jsonl)?;
+    write_atomic(dir, GAMES_CSV, &csv_bytes(records, true))
+}
+
+/// Where a record was read: `file:line`.
+pub fn place(path: &Path, line: usize) -> String {
+    format!("{}:{line}", path.display())
+}
+
+/// The first top-level field in which two records differ, for messages.
+pub fn first_difference(a: &GameRecord, b: &GameRecord) -> String {
+    let (a, b) = (
+        serde_json::to_value(a).expect("records serialize"),
+        serde_json::to_value(b).expect("records serialize"),
+    );
+    let (Some(a), Some(b)) = (a.as_object(), b.as_object()) else {
+        return "record".into();
+    };
+    a.keys()
+        .chain(b.keys())
+        .find(|k| a.get(*k) != b.get(*k))
+        .cloned()
+        .unwrap_or_else(|| "record".into())
+}
+
+/// Checks `rec` (read at `at`) against the game the schedule has at its
+/// index: index, round, pair, seed, game, parameters and both seats' bots.
+/// The error names the place and the first field that does not match.
+pub fn check_record(
+    at: &str,
+    rec: &GameRecord,
+    job: Option<&GameJob>,
+    config: &Normalized,
+) -> Result<(), StoreError> {
+    let Some(job) = job else {
+        return refused(format!(
+            "{at}: index {} is not a game of this run; the record was not written by it",
+            rec.index
+        ));
+    };
+    let name = |b: usize| config.bots[b].name.as_str();
+    let params: BTreeMap<String, String> = config.params.iter().cloned().collect();
+    let checks: [(&str, String, String); 8] = [
+        ("round", rec.round.to_string(), job.round.to_string()),
+        ("pair", rec.pair.to_string(), job.pair.to_string()),
+        ("seed", rec.seed.to_string(), job.seed.to_string()),
+        ("game", rec.game.clone(), config.game.clone()),
+        (
+            "params",
+            format!("{:?}", rec.params),
+            format!("{:?}", params),
+        ),
+        (
+            "seats[0].name",
+            rec.seats[0].name.clone(),
+            name(job.seats[0]).to_string(),
+        ),
+        (
+            "seats[1].name",
+            rec.seats[1].name.clone(),
+            name(job.seats[1]).to_string(),
+        ),
+        ("index", rec.index.to_string(), job.index.to_string()),
+    ];
+    for (field, got, want) in checks {
+        if got != want {
+            return refused(format!(
+                "{at}: game {}: {field} is `{}`, but the schedule of this config and seed says `{}`; the record was not written by this run",
+                job.index,
+                escape(&got),
+                escape(&want)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Records of a run by index, each checked against the schedule (`jobs`:
+/// this run's games) and the config. A game found twice must be the same
+/// record both times (the journal and `games.jsonl` overlap while a run
+/// goes); two that disagree are an error naming both places.
+pub fn checked_records(
+    files: &[PathBuf],
+    jobs: &[GameJob],
+    config: &Normalized,
+) -> Result<BTreeMap<u64, (GameRecord, String)>, StoreError> {
+    let by_index: BTreeMap<u64, &GameJob> = jobs.iter().map(|j| (j.index, j)).collect();
+    let mut found: BTreeMap<u64, (GameRecord, String)> = BTreeMap::new();
+    for path in files {
+        for Line { line, record } in read_lines(path, Tail::Torn, true)? {
+            let at = place(path, line);
+            check_record(&at, &record, by_index.get(&record.index).copied(), config)?;
+            if let Some((other, other_at)) = found.get(&record.index) {
+                if *other != record {
+                    return refused(format!(
+                        "game {}: {other_at} and {at} disagree ({} differs): two different records of one game",
+                        record.index,
+                        first_difference(other, &record)
+                    ));
+                }
+                continue;
+            }
+            found.insert(record.index, (record, at));
+        }
+    }
+    Ok(found)
+}
+
+// ---------------------------------------------------------------------------
+// The manifest.
+
+/// `tournament.json`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub name: String,
+    /// Hash of the normalized config (seed included).
+    pub fingerprint: String,
+    pub seed: u64,
+    /// Games in the whole schedule.
+    pub total_games: u64,
+    /// `None` for an unsharded run or a merge.
+    pub shard: Option<Shard>,
+    /// Games this run plays (its shard's share).
+    pub run_games: u64,
+    /// `running`, `merging` or `complete`.
+    pub status: String,
+    pub arena_version: String,
+    /// What ends the run before its last game (`arena match --sprt`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_rule: Option<String>,
+    /// Why the run ended before its last game, if it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
+    /// The names arena writes in the directory (`logs/` for the logs).
+    #[serde(default = "run_files")]
+    pub files: Vec<String>,
+    pub config: Normalized,
+    /// What the run warned about at its start (bots without a sandbox, say).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+impl Manifest {
+    pub fn new(config: &Normalized, total: u64, shard: Option<Shard>, run_games: u64) -> Self {
+        Manifest {
+            name: config.name.clone(),
+            fingerprint: config.fingerprint(),
+            seed: config.seed,
+            total_games: total,
+            shard,
+            run_games,
+            status: "running".into(),
+            arena_version: env!("CARGO_PKG_VERSION").into(),
+            stop_rule: None,
+            stopped: None,
+            files: run_files(),
+            config: config.clone(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// The manifest in `dir`, if there is one. A manifest that is not one
+    /// (too big, not JSON, a schedule beyond [`crate::schedule::MAX_GAMES`],
+    /// a file list naming paths outside the directory) is refused.
+    pub fn read(dir: &Path) -> Result<Option<Manifest>, StoreError> {
+        let path = dir.join(MANIFEST);
+        let bad = |why: String| {
+            StoreError::Refused(format!("{}: not a run manifest ({why})", path.display()))
+        };
+        let bytes = match read_bounded(&path, MAX_MANIFEST_BYTES) {
+            Ok(b) => b,
+            Err(ReadError::Io(e)) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(ReadError::Io(e)) => return Err(io_err(&path)(e)),
+            Err(e) => return Err(bad(e.to_string())),
+        };
+        let m: Manifest = serde_json::from_slice(&bytes).map_err(|e| bad(e.to_string()))?;
+        let c = &m.config;
+        let len = crate::schedule::schedule_len(c.format, c.bots.len(), u64::from(c.games));
+        if len > u128::from(crate::schedule::MAX_GAMES) || len != u128::from(m.total_games) {
+            return Err(bad(format!(
+                "its config has {len} games, it says {}",
+                m.total_games
+            )));
+        }
+        let champion_ok = match c.format {
+            crate::config::FormatKind::Gauntlet => c
+                .champion
+                .as_ref()
+                .is_some_and(|ch| c.bots.iter().any(|b| &b.name == ch)),
+            crate::config::FormatKind::Match => c.bots.len() == 2,
+            crate::config::FormatKind::RoundRobin => true,
+        };
+        if !champion_ok || c.bots.len() < 2 {
+            return Err(bad("its config is not one arena writes".into()));
+        }
+        if let Some(f) = m.files.iter().find(|f| !plain_name(f)) {
+            return Err(bad(format!(
+                "file `{}` is not a name in the directory",
+                escape(f)
+            )));
+        }
+        Ok(Some(m))
+    }
+
+    pub fn write(&self, dir: &Path) -> Result<(), StoreError> {
+        let mut text = serde_json::to_string_pretty(self).expect("manifest serializes");
+        text.push('\n');
+        write_atomic(dir, MANIFEST, text.as_bytes())
+    }
+
+    /// `` `name` seed S [shard K/N] ``, for messages.
+    pub fn describe(&self) -> String {
+        match self.shard {
+            Some(s) => format!("`{}` seed {} shard {s}", self.name, self.seed),
+            None => format!("`{}` seed {}", self.name, self.seed),
+        }
+    }
+}
+
+/// A name directly in the directory (`logs/` for a directory): no path.
+fn plain_name(f: &str) -> bool {
+    let name = f.strip_suffix('/').unwrap_or(f);
+    !name.is_empty() && name != "." && name != ".." && !name.contains('/')
+}
+
+/// Whether `dir` holds any name a run writes (other than the lock): a
+/// directory with such files but no manifest is not arena's to write into.
+pub fn holds_run_files(dir: &Path) -> Option<String> {
+    run_files()
+        .into_iter()
+        .map(|f| f.trim_end_matches('/').to_string())
+        .find(|f| fs::symlink_metadata(dir.join(f)).is_ok())
+}
+
+/// Removes what the run whose manifest is `m` wrote in `dir`: the files it
+/// lists (the manifest last, so that an interrupted removal can be redone),
+/// their temporary files, and in `logs/` the files named as arena names
+/// logs (the directory too once empty). Nothing else is touched.
+pub fn remove_run(dir: &Path, m: &Manifest) -> Result<(), StoreError> {
+    let remove = |p: &Path| match fs::remove_file(p) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(io_err(p)(e)),
+    };
+    let mut files: Vec<&String> = m.files.iter().filter(|f| *f != MANIFEST).collect();
+    if m.files.iter().any(|f| f == MANIFEST) {
+        files.push(&m.files[m.files.iter().position(|f| f == MANIFEST).expect("found")]);
+    }
+    for f in files {
+        if !plain_name(f) {
+            continue;
+        }
+        if let Some(sub) = f.strip_suffix('/') {
+            let logs = dir.join(sub);
+            let entries = match fs::read_dir(&logs) {
+                Ok(e) => e,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(io_err(&logs)(e)),
+            };
+            for entry in entries {
+                let entry = entry.map_err(io_err(&logs))?;
+                let name = entry.file_name();
+                if is_log_name(&name.to_string_lossy()) {
+                    remove(&entry.path())?;
+                }
+            }
+            // Left in place if anything else is in it.
+            let _ = fs::remove_dir(&logs);
+        } else {
+            remove(&dir.join(format!(".{f}.tmp")))?;
+            remove(&dir.join(f))?;
+        }
+    }
+    sync_dir(dir)
+}
+
+/// `gameNNNNN-seatS-NAME.log`, as [`crate::referee::GameSetup::log_path`] names logs.
+fn is_log_name(name: &str) -> bool {
+    log_game(name).is_some()
+}
+
+/// The game index in a log's name, if `name` is one arena gives logs.
+fn log_game(name: &str) -> Option<u64> {
+    let rest = name.strip_prefix("game")?.strip_suffix(".log")?;
+    let digits = rest.chars().take_while(char::is_ascii_digit).count();
+    let seat = rest[digits..].strip_prefix("-seat")?;
+    let ok = digits >= 5
+        && (seat.starts_with("0-") || seat.starts_with("1-"))
+        && seat[2..]
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    ok.then(|| rest[..digits].parse().ok()).flatten()
+}
+
+/// Removes from `dir/logs` the logs of games not in `finished`: what games
+/// cut short by a crash left, before `--resume` plays them again.
+pub fn remove_unfinished_logs(
+    dir: &Path,
+    finished: &std::collections::BTreeSet<u64>,
+) -> Result<(), StoreError> {
+    let logs = dir.join(LOGS);
+    let entries = match fs::read_dir(&logs) {
+        Ok(e) => e,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(io_err(&logs)(e)),
+    };
+    for entry in entries {
+        let entry = entry.map_err(io_err(&logs))?;
+        let game = log_game(&entry.file_name().to_string_lossy());
+        if game.is_some_and(|g| !finished.contains(&g)) {
+            let p = entry.path();
+            fs::remove_file(&p).map_err(io_err(&p))?;
+        }
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// The lock.
+
+/// The lock of a run directory: held while a process runs (or merges) in
+/// it, so that two never write the same directory at once; released when
+/// dropped (or when the process dies).
+pub struct RunLock {
+    _lock: nix::fcntl::Flock<File>,
+    path: PathBuf,
+    created: bool,
+}
+
+impl RunLock {
+    /// Makes `dir` private ([`private_dir`]) and takes its lock.
+    pub fn acquire(dir: &Path) -> Result<RunLock, StoreError> {
+        private_dir(dir)?;
+        let path = dir.join(LOCK);
+        let (file, created) = match private_options().write(true).create_new(true).open(&path) {
+            Ok(f) => (f, true),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => (
+                private_options()
+                    .write(true)
+                    .open(&path)
+                    .map_err(io_err(&path))?,
+                false,
+            ),
+            Err(e) => return Err(io_err(&path)(e)),
+        };
+        let lock = nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusiveNonblock)
+            .map_err(|(_, errno)| {
+                if errno == nix::errno::Errno::EWOULDBLOCK {
+                    StoreError::Refused(format!(
+                        "another arena is running in {} (it holds {}); wait for it to finish or stop it first",
+                        dir.display(),
+                        path.display()
+                    ))
+                } else {
+                    io_err(&path)(errno.into())
+                }
+            });
+        let lock = match lock {
+            Ok(l) => l,
+            Err(e) => {
+                if created {
+                    let _ = fs::remove_file(&path);
+                }
+                return Err(e);
+            }
+        };
+        Ok(RunLock {
+            _lock: lock,
+            path,
+            created,
+        })
+    }
+
+    /// Gives the lock up for a directory that was refused: a lock file this
+    /// process created goes too, so a refusal leaves the directory as it was.
+    pub fn refused(self) {
+        if self.created {
+            let _ = fs::remove_file(&self.path);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Logs of merged runs.
+
+/// Brings the stderr logs of `from` into `to` (hard links where possible,
+/// else copies), each made 0600. Only regular files are taken: a symbolic
+/// link in `from` is never followed.
+pub fn copy_logs(from: &Path, to_dir: &Path) -> Result<(), StoreError> {
+    let entries = match fs::read_dir(from) {
+        Ok(e) => e,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(io_err(from)(e)),
+    };
+    let to = private_subdir(to_dir, LOGS)?;
+    for entry in entries {
+        let entry = entry.map_err(io_err(from))?;
+        if !entry.file_type().map_err(io_err(from))?.is_file() {
+            continue;
+        }
+        let src = entry.path();
+        let dst = to.join(entry.file_name());
+        if fs::hard_link(&src, &dst).is_err() {
+            let mut input = private_options()
+                .read(true)
+                .open(&src)
+                .map_err(io_err(&src))?;
+            let mut out = private_options()
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .open(&dst)
+                .map_err(io_err(&dst))?;
+            io::copy(&mut input, &mut out).map_err(io_err(&dst))?;
+        }
+        restrict_files(&to, &[&entry.file_name().to_string_lossy()])?;
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// The writer of a run's records.
+
+/// Decides, game by game in schedule order, whether a run is over before
+/// its last game (`arena match --sprt`): `Some(why)` ends it after that game.
+pub type StopRule = Box<dyn FnMut(&GameRecord) -> Option<String> + Send>;
+
+/// Appends finished games: to the journal at once, to `games.*` as the
+/// completed prefix of the schedule grows.
+pub struct Writer {
+    dir: PathBuf,
+    journal: File,
+    jsonl: File,
+    csv: File,
+    /// This run's game indices in schedule order.
+    order: Vec<u64>,
+    /// How many of `order` are in `games.*`.
+    next: usize,
+    /// Finished games not yet in `games.*`.
+    pending: BTreeMap<u64, GameRecord>,
+    finished: usize,
+    stop: Option<StopRule>,
+    /// Why the run ended early, once the stop rule said so.
+    stopped: Option<String>,
+}
+
+impl Writer {
+    /// Rewrites the files from `done` (dropping any torn line) and opens
+    /// them for appending. The games of `done` that extend the prefix go
+    /// through `stop`; the returned records are that prefix, in order.
+    pub fn open(
+        dir: &Path,
+        jobs: &[GameJob],
+        mut done: BTreeMap<u64, GameRecord>,
+        mut stop: Option<StopRule>,
+    ) -> Result<(Writer, Vec<GameRecord>), StoreError> {
+        let mut order: Vec<u64> = jobs.iter().map(|j| j.index).collect();
+        let mut prefix = Vec::new();
+        let mut stopped = None;
+        for &i in &order {
+            let Some(r) = done.remove(&i) else { break };
+            stopped = stop.as_mut().and_then(|s| s(&r));
+            prefix.push(r);
+            if stopped.is_some() {
+                order.truncate(prefix.len());
+                done.clear();
+                break;
+            }
+        }
+        write_games(dir, &prefix.iter().collect::<Vec<_>>())?;
+        let journal: Vec<u8> = done.values().flat_map(jsonl_line).collect();
+        write_atomic(dir, JOURNAL, &journal)?;
+        let writer = Writer {
+            dir: dir.to_path_buf(),
+            journal: open_append(&dir.join(JOURNAL))?,
+            jsonl: open_append(&dir.join(GAMES_JSONL))?,
+            csv: open_append(&dir.join(GAMES_CSV))?,
+            next: prefix.len(),
+            finished: prefix.len() + done.len(),
+            order,
+            pending: done,
+            stop,
+            stopped,
+        };
+        Ok((writer, prefix))
+    }
+
+    /// Games finished (in the journal or in `games.*`).
+    pub fn finished(&self) -> usize {
+        self.finished
+    }
+
+    /// Games in `games.*`.
+    pub fn written(&self) -> usize {
+        self.next
+    }
+
+    /// Why the run ended early, if the stop rule ended it.
+    pub fn stopped(&self) -> Option<&str> {
+        self.stopped.as_deref()
+    }
+
+    /// The indices still to play (none once stopped).
+    pub fn missing(&self) -> Vec<u64> {
+        self.order[self.next..]
+            .iter()
+            .filter(|i| !self.pending.contains_key(i))
+            .copied()
+            .collect()
+    }
+
+    /// Journals `batch` (one fsync), then appends the grown prefix to
+    /// `games.*` and returns it. After the stop rule ended the run, games
+    /// are ignored.
+    pub fn accept(&mut self, batch: Vec<GameRecord>) -> Result<Vec<GameRecord>, StoreError> {
+        if self.stopped.is_some() {
+            return Ok(Vec::new());
+        }
+        let jp = self.dir.join(JOURNAL);
+        let lines: Vec<u8> = batch.iter().flat_map(jsonl_line).collect();
+        self.journal.write_all(&lines).map_err(io_err(&jp))?;
+        self.journal.sync_data().map_err(io_err(&jp))?;
+        self.finished += batch.len();
+        for rec in batch {
+            self.pending.insert(rec.index, rec);
+        }
+        let mut lines = Vec::new();
+        let mut ready = Vec::new();
+        while let Some(r) = self
+            .order
+            .get(self.next)
+            .and_then(|i| self.pending.remove(i))
+        {
+            lines.extend(jsonl_line(&r));
+            self.stopped = self.stop.as_mut().and_then(|s| s(&r));
+            ready.push(r);
+            self.next += 1;
+            if self.stopped.is_some() {
+                self.order.truncate(self.next);
+                self.pending.clear();
+                break;
+            }
+        }
+        if !ready.is_empty() {
+            let p = self.dir.join(GAMES_JSONL);
+            self.jsonl.write_all(&lines).map_err(io_err(&p))?;
+            self.jsonl.sync_data().map_err(io_err(&p))?;
+            let p = self.dir.join(GAMES_CSV);
+            self.csv
+                .write_all(&csv_bytes(&ready.iter().collect::<Vec<_>>(), false))
+                .map_err(io_err(&p))?;
+            self.csv.sync_data().map_err(io_err(&p))?;
+        }
+        Ok(ready)
+    }
+
+    /// Every game is in `games.*`: the journal has served its purpose.
+    pub fn complete(self) -> Result<(), StoreError> {
+        assert!(
+            self.next == self.order.len() && self.pending.is_empty(),
+            "complete() with {} of {} games written",
+            self.next,
+            self.order.len()
+        );
+        let p = self.dir.join(JOURNAL);
+        fs::remove_file(&p).map_err(io_err(&p))?;
+        sync_dir(&self.dir)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_names_are_recognised() {
+        assert_eq!(log_game("game00012-seat1-alpha_beta-2.log"), Some(12));
+        assert!(is_log_name("game00012-seat1-alpha_beta-2.log"));
+        assert!(is_log_name("game1234567-seat0-x.log"));
+        for other in [
+            "notes.txt",
+            "game12-seat0-a.log",
+            "game00012-seat2-a.log",
+            "game00012-seat0-a b.log",
+            "game00012-seat0-a.log.bak",
+        ] {
+            assert!(!is_log_name(other), "{other}");
+        }
+    }
+
+    #[test]
+    fn a_new_run_directory_is_private_and_an_existing_one_is_tightened() {
+        let tmp = tempfile::tempdir().unwrap();
+        let fresh = tmp.path().join("a/b/run");
+        private_dir(&fresh).unwrap();
+        let mode = |p: &Path| fs::metadata(p).unwrap().mode() & 0o7777;
+        assert_eq!(mode(&fresh), 0o700);
+        let open = tmp.path().join("open");
+        fs::create_dir(&open).unwrap();
+        fs::set_permissions(&open, fs::Permissions::from_mode(0o777)).unwrap();
+        private_dir(&open).unwrap();
+        assert_eq!(mode(&open), 0o700);
+        write_atomic(&open, "x.json", b"{}").unwrap();
+        assert_eq!(mode(&open.join("x.json")), 0o600);
+
+        let file = tmp.path().join("file");
+        fs::write(&file, "").unwrap();
+        assert!(private_dir(&file)
+            .unwrap_err()
+            .to_string()
+            .contains("not a directory"));
+        std::os::unix::fs::symlink(&file, open.join("logs")).unwrap();
+        let e = private_subdir(&open, "logs").unwrap_err().to_string();
+        assert!(e.contains("symbolic link"), "{e}");
+    }
+
+    #[test]
+    fn a_directory_of_another_user_is_refused() {
+        if !nix::unistd::geteuid().is_root() {
+            eprintln!("not root: cannot make a directory of another user");
+            return;
+        }
+        let tmp = tempfile::tempdir().unwrap();
+        let theirs = tmp.path().join("theirs");
+        fs::create_dir(&theirs).unwrap();
+        std::os::unix::fs::chown(&theirs, Some(4242), Some(4242)).unwrap();
+        let e = private_dir(&theirs).unwrap_err().to_string();
+        assert!(e.contains("belongs to uid 4242"), "{e}");
+    }
+
+    #[test]
+    fn read_bounded_refuses_fifos_devices_and_big_files_without_reading() {
+        let tmp = tempfile::tempdir().unwrap();
+        let fifo = tmp.path().join("fifo");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        // Opening a FIFO for reading would wait for a writer: this returns.
+        let e = read_bounded(&fifo, 100).unwrap_err().to_string();
+        assert!(e.contains("FIFO"), "{e}");
+        let e = read_bounded(Path::new("/dev/zero"), 100)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("device"), "{e}");
+        let big = tmp.path().join("big");
+        fs::write(&big, vec![b'#'; 101]).unwrap();
+        let e = read_bounded(&big, 100).unwrap_err().to_string();
+        assert!(e.contains("101 bytes is too big"), "{e}");
+        assert_eq!(read_bounded(&big, 101).unwrap().len(), 101);
+    }
+
+    #[test]
+    fn the_lock_file_of_a_refused_directory_goes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let lock = RunLock::acquire(tmp.path()).unwrap();
+        assert!(tmp.path().join(LOCK).exists());
+        let e = RunLock::acquire(tmp.path()).err().unwrap().to_string();
+        assert!(e.contains("another arena is running"), "{e}");
+        lock.refused();
+        assert!(!tmp.path().join(LOCK).exists());
+        // A lock file that was there before stays.
+        fs::write(tmp.path().join(LOCK), "").unwrap();
+        RunLock::acquire(tmp.path()).unwrap().refused();
+        assert!(tmp.path().join(LOCK).exists());
+    }
+}
