@@ -901,14 +901,14 @@ impl Bot {
         self.out.clear();
         match result {
             Ok(Ok(())) => Ok(()),
-            Ok(Err(e)) => {
-                let detail = if e.kind() == io::ErrorKind::BrokenPipe {
-                    "closed its input (exited?)".to_string()
-                } else {
-                    format!("writing to the bot failed: {e}")
-                };
-                Err(self.fail(BotFailure::new(Reason::Crash, detail)))
+            Ok(Err(e)) if e.kind() == io::ErrorKind::BrokenPipe => {
+                let failure = self.exit_failure(0, "closed its input").await;
+                Err(self.fail(failure))
             }
+            Ok(Err(e)) => Err(self.fail(BotFailure::new(
+                Reason::Crash,
+                format!("writing to the bot failed: {e}"),
+            ))),
             Err(_) => Err(self.fail(BotFailure::new(
                 Reason::Timeout,
                 format!("did not read its input for {} ms", stall.as_millis()),
@@ -956,7 +956,7 @@ impl Bot {
                         Ok(msg) => return Ok(msg),
                         Err(e) => line_failure(e),
                     },
-                    Err(ReadError::Eof { partial }) => self.exit_failure(partial).await,
+                    Err(ReadError::Eof { partial }) => self.exit_failure(partial, "closed its output").await,
                     Err(ReadError::Flood) => BotFailure::new(
                         Reason::Protocol,
                         "flooded its output (too many bytes for one decision)",
@@ -981,7 +981,7 @@ impl Bot {
                     continue;
                 }
                 _ = sleep => if self.exited {
-                    self.exit_failure(0).await
+                    self.exit_failure(0, "closed its output").await
                 } else {
                     BotFailure::new(Reason::Timeout, "no answer in time")
                 },
@@ -1003,16 +1003,17 @@ impl Bot {
         }
     }
 
-    /// Describes a bot whose output ended: its exit status if it exits
-    /// within 100 ms (the pipe closes a moment before the process is gone).
-    async fn exit_failure(&mut self, partial: usize) -> BotFailure {
+    /// Describes a bot whose output (or input) closed: its exit status if
+    /// it exits within 100 ms (the pipe closes a moment before the process
+    /// is gone), else `otherwise`.
+    async fn exit_failure(&mut self, partial: usize, otherwise: &str) -> BotFailure {
         let wait = tokio::time::timeout(Duration::from_millis(100), self.child.wait());
         let status = match wait.await {
             Ok(Ok(status)) => {
                 self.exited = true;
                 describe_status(status)
             }
-            _ => "closed its output".to_string(),
+            _ => otherwise.to_string(),
         };
         if let Some(w) = self.memory.as_ref().filter(|w| w.tripped()) {
             return BotFailure::new(
@@ -1059,7 +1060,7 @@ impl Bot {
             reaped = tokio::time::timeout(grace, self.child.wait()).await.is_ok();
         }
         if !reaped {
-            self.members.signal_group(Signal::SIGTERM);
+            self.members.terminate();
             reaped = tokio::time::timeout(grace, self.child.wait()).await.is_ok();
         }
         // Whatever is left (children of the bot included) dies now.

@@ -54,6 +54,10 @@ pub struct CheckBotArgs {
     /// Time the bot has to answer `arena 1` with `ready`, in ms.
     #[arg(long, value_name = "MS", default_value_t = 10_000)]
     pub startup_ms: u64,
+    /// How the bot is confined, as in a tournament: auto (bubblewrap where
+    /// it works), bwrap or none.
+    #[arg(long, value_name = "KIND", default_value = "auto")]
+    pub sandbox: crate::bot::Sandbox,
     /// The bot's command and arguments (after `--`; run as an argv list, no shell).
     #[arg(required = true, trailing_var_arg = true, value_name = "COMMAND")]
     pub command: Vec<String>,
@@ -140,7 +144,20 @@ pub fn main(args: CheckBotArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let spec = Arc::new(BotSpec::new("bot", args.command.clone()));
+    let mut spec = BotSpec::new("bot", args.command.clone());
+    spec.sandbox = match crate::process::sandbox::resolve(args.sandbox) {
+        Ok((s, warning)) => {
+            if let Some(w) = warning {
+                eprintln!("arena check-bot: warning: {w}");
+            }
+            s
+        }
+        Err(e) => {
+            eprintln!("arena check-bot: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let spec = Arc::new(spec);
     println!(
         "arena check-bot: `{}` on {} ({}), movetime {} ms, {} games, seed {}",
         spec.command_line(),
@@ -150,12 +167,21 @@ pub fn main(args: CheckBotArgs) -> ExitCode {
         args.games,
         args.seed
     );
+    match spec.sandbox {
+        crate::bot::Sandbox::Bwrap => {
+            let dir = std::env::current_dir().unwrap_or_default();
+            println!(
+                "INFO sandbox: bwrap, as in a tournament: {}",
+                crate::process::sandbox::view(&spec.command, &dir)
+            );
+        }
+        _ => println!("INFO sandbox: none (the bot runs as you, with your files)"),
+    }
     let result = runtime.block_on(async {
         tokio::spawn(async {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                crate::bot::kill_all_live();
-                std::process::exit(130);
-            }
+            crate::process::stop_signal().await;
+            crate::process::keeper::finish();
+            std::process::exit(130);
         });
         check(&args, game, spec).await
     });

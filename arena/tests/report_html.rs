@@ -225,6 +225,10 @@ fn check_in_browser(bin: &Path, dir: &Path, page: &Path, records: &[GameRecord])
     let positions: usize = records.iter().map(|r| r.moves.len() + 1).sum();
     assert_eq!(result["positions_drawn"], positions);
     assert_eq!(result["charts"], 2);
+    // The replay (game 0) shows each move's CPU time where it was measured.
+    let game0 = records.iter().find(|r| r.index == 0).unwrap();
+    let with_cpu = game0.moves.iter().filter(|m| m.cpu_ms.is_some()).count();
+    assert_eq!(result["cpu_shown"], with_cpu, "{result}");
     assert!(result["heatmap_cells"].as_u64().unwrap() > 0);
 }
 

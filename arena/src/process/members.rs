@@ -52,10 +52,17 @@ impl Members {
         let _ = killpg(Pid::from_raw(self.leader), Signal::SIGKILL);
     }
 
-    /// Sends `sig` to the bot's process group (the polite steps of a
-    /// shutdown; a frozen bot is thawed first so that it can act on it).
-    pub fn signal_group(&self, sig: Signal) {
-        let _ = killpg(Pid::from_raw(self.leader), sig);
+    /// Asks the bot to stop (SIGTERM), the polite step of a shutdown. A
+    /// sandboxed bot's leader is bubblewrap, which would die of it and take
+    /// the bot with it at once: there, the bot's own processes get it.
+    pub fn terminate(&self) {
+        if !self.sandboxed {
+            let _ = killpg(Pid::from_raw(self.leader), Signal::SIGTERM);
+            return;
+        }
+        for pid in self.pids().into_iter().filter(|&p| p != self.leader) {
+            let _ = nix::sys::signal::kill(Pid::from_raw(pid), Signal::SIGTERM);
+        }
     }
 
     /// CPU time the bot's processes have used so far: all of them with a

@@ -219,8 +219,21 @@ impl Plan {
             wanted.push(root);
         }
         let mut made: Vec<PathBuf> = Vec::new();
-        for dir in wanted {
-            let dir = fs::canonicalize(&dir).unwrap_or(dir);
+        // Each where it really is, and also where the command names it
+        // (through a link, or with `..`), so that both paths work inside.
+        let places: Vec<(PathBuf, PathBuf)> = wanted
+            .into_iter()
+            .flat_map(|dir| {
+                let real = fs::canonicalize(&dir).unwrap_or_else(|_| lexical(&dir));
+                let named = lexical(&dir);
+                let mut both = vec![(real.clone(), real.clone())];
+                if named != real {
+                    both.push((real, named));
+                }
+                both
+            })
+            .collect();
+        for (source, dir) in places {
             // `/`, or a directory that holds the private ones, would show
             // everything or other bots' directories: not mounted.
             if private.starts_with(&dir) || visible.iter().any(|v| dir.starts_with(v)) {
@@ -249,7 +262,7 @@ impl Plan {
                 ]);
                 made.push(anc.to_path_buf());
             }
-            push(&["--ro-bind".as_ref(), dir.as_os_str(), dir.as_os_str()]);
+            push(&["--ro-bind".as_ref(), source.as_os_str(), dir.as_os_str()]);
             visible.push(dir.clone());
             plan.extra.push(dir);
         }
@@ -284,6 +297,36 @@ impl Plan {
     }
 }
 
+/// What a sandboxed bot running `command` from `program_dir` sees, in
+/// words: for `arena check-bot`, so that a bot author knows why a file is
+/// not found.
+pub fn view(command: &[String], program_dir: &Path) -> String {
+    let path = std::env::var_os("PATH").unwrap_or_else(|| super::SAFE_PATH.into());
+    let plan = Plan::new(
+        command,
+        program_dir,
+        Path::new("/nonexistent"),
+        &[],
+        None,
+        &path,
+    );
+    let system: Vec<&str> = SYSTEM
+        .iter()
+        .copied()
+        .filter(|d| fs::symlink_metadata(d).is_ok_and(|m| m.is_dir()))
+        .collect();
+    let mut seen = vec![program_dir.display().to_string()];
+    seen.extend(plan.extra.iter().map(|p| p.display().to_string()));
+    seen.dedup();
+    format!(
+        "it sees {} and {} read-only, a fresh /proc and /dev, and its private directory as /tmp \
+         (its HOME, TMPDIR and working directory, with the program directory's entries linked in); \
+         nothing else: no network, no home directories, no other bot's files",
+        system.join(", "),
+        seen.join(", ")
+    )
+}
+
 /// What `command` needs from outside its program directory: the install
 /// root of its program (and of a script's interpreter), so that an
 /// interpreter under a home directory runs in the sandbox, and the
@@ -300,9 +343,11 @@ fn interpreter_roots(
         return Vec::new();
     };
     let mut found = Vec::new();
+    let program_real = fs::canonicalize(program_dir).unwrap_or_else(|_| program_dir.into());
     for arg in &command[1..] {
         let p = Path::new(arg);
-        if p.is_absolute() && p.exists() && !p.starts_with(program_dir) {
+        let inside = fs::canonicalize(p).is_ok_and(|r| r.starts_with(&program_real));
+        if p.is_absolute() && p.exists() && !inside {
             found.push(if p.is_dir() {
                 p.to_path_buf()
             } else {
@@ -386,6 +431,22 @@ fn narrow(dir: &Path, inner: &Path) -> PathBuf {
         || dir.parent() == Some(Path::new("/home"))
         || home.as_deref() == Some(dir);
     if too_wide { inner } else { dir }.to_path_buf()
+}
+
+/// `p` without `.` and `..` components (as written: links not followed).
+fn lexical(p: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// `name` looked up in `path` (an executable file), as a shell would.

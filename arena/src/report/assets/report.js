@@ -511,13 +511,16 @@
         el("td", null, el("span", { "class": "seat-dot seat" + m.seat }), el("span", { text: g.seats[m.seat] })),
         el("td", { "class": "mv", text: m.move }),
         el("td", { "class": "num", text: i < g.opening_plies ? "opening" : fmtMs(m.ms) }),
+        el("td", { "class": "num", text: m.cpu_ms == null ? "" : fmtMs(m.cpu_ms) }),
         el("td", { "class": "num", text: m.info && m.info.length ? String(m.info.length) : "" }));
     });
     var startRow = el("tr", { "data-ply": 0, onclick: function () { go(0); } },
-      el("td", { "class": "num", text: 0 }), el("td", { colspan: 4, "class": "muted", text: "initial position" }));
+      el("td", { "class": "num", text: 0 }), el("td", { colspan: 5, "class": "muted", text: "initial position" }));
     var moveTable = el("table", { id: "movelist", "class": "data moves" },
-      el("thead", null, el("tr", null, ["ply", "player", "move", "time", "info"].map(function (c) {
-        return el("th", { "class": c === "ply" || c === "time" || c === "info" ? "num" : null, text: c });
+      el("thead", null, el("tr", null, ["ply", "player", "move", "time", "cpu", "info"].map(function (c) {
+        return el("th", { "class": c === "ply" || c === "time" || c === "cpu" || c === "info" ? "num" : null,
+          title: c === "time" ? "wall time from go to move" : c === "cpu" ? "CPU time of all the bot's processes" : null,
+          text: c });
       }))),
       el("tbody", null, startRow, moveRows));
     append(box, el("div", { "class": "replay-grid" },
@@ -599,7 +602,8 @@
         el("span", { "class": "seat-dot seat" + last.seat }),
         el("span", { text: g.seats[last.seat] + " (seat " + last.seat + ") played " }),
         el("code", { text: last.move }),
-        el("span", { text: p <= g.opening_plies ? " (opening move chosen by the referee)" : " in " + fmtMs(last.ms) })));
+        el("span", { text: p <= g.opening_plies ? " (opening move chosen by the referee)" : " in " + fmtMs(last.ms) +
+          (last.cpu_ms == null ? "" : " (CPU " + fmtMs(last.cpu_ms) + ")") })));
       if (last.effects !== undefined) {
         append(detail, el("p", { "class": "effects" }, el("span", { "class": "muted", text: "effects: " }),
           el("code", { text: JSON.stringify(last.effects) })));
@@ -689,6 +693,9 @@
         out.checks.button_changes_board = afterClick !== afterKey;
         out.checks.back_restores_board = back === start;
         out.ply_label = document.getElementById("ply-label").textContent;
+        out.cpu_shown = Array.prototype.filter.call(
+          document.querySelectorAll("#movelist tbody tr td:nth-child(5)"),
+          function (td) { return td.textContent !== ""; }).length;
         // Draw every embedded position once: no notation may fail to render.
         var drawn = 0, failed = [];
         DATA.games.forEach(function (g) {
