@@ -217,7 +217,11 @@ fn run_tournament(args: &TournamentArgs, path: &Path) -> Result<(), Failure> {
             String::new()
         }
     );
-    print!("{}", summary.standings.table());
+    // A shard's games are a slice of the schedule: points only; the
+    // ratings (one standings table) come with the whole set of games.
+    if args.shard.is_some() {
+        print!("{}", summary.standings.table());
+    }
     println!(
         "reports: {} ({}, {})",
         summary.dir.display(),
@@ -225,11 +229,8 @@ fn run_tournament(args: &TournamentArgs, path: &Path) -> Result<(), Failure> {
         tournament::GAMES_CSV
     );
     if args.shard.is_none() {
-        let opts = RatingOptions {
-            seed: normalized.seed,
-            ..RatingOptions::default()
-        };
-        let written = crate::report::write_all(&summary.dir, &opts).map_err(Failure::Report)?;
+        let written = crate::report::write_all(&summary.dir, &RatingOptions::default())
+            .map_err(Failure::Report)?;
         print!("{}", written.summary());
     }
     Ok(())
@@ -240,7 +241,6 @@ pub fn merge(args: MergeArgs) -> ExitCode {
     match tournament::merge(&args.dirs, args.out.as_deref()) {
         Ok(s) => {
             println!("merged {} games from {} runs", s.games, args.dirs.len());
-            print!("{}", s.standings.table());
             println!(
                 "reports: {} ({}, {})",
                 s.dir.display(),
