@@ -404,17 +404,22 @@ pub fn standings_table(s: &Standings) -> String {
         t.push('\n');
     }
     let what = match s.estimate {
-        Estimate::Mle => "maximum-likelihood fit (as Ordo)".to_string(),
-        Estimate::Prior(p) => format!("fit with {p} virtual draws per bot (--prior-draws)"),
+        Estimate::Mle => "Bradley-Terry maximum-likelihood fit (as Ordo)".to_string(),
+        Estimate::Prior(p) => format!(
+            "Bradley-Terry fit with {p} virtual draw{} per bot (--prior-draws)",
+            if p == 1.0 { "" } else { "s" }
+        ),
         Estimate::Fallback => format!(
-            "no maximum-likelihood estimate exists: fit with {} virtual draw per bot",
+            "no maximum-likelihood estimate exists (see note): Bradley-Terry fit with {} \
+             virtual draw per bot",
             RatingOptions::FALLBACK_PRIOR_DRAWS
         ),
     };
+    let _ = writeln!(t, "bt_elo: {what}");
     let _ = writeln!(
         t,
-        "bt_elo: Bradley-Terry {what}; 95% interval: score test over seat-swapped pairs \
-         (inf: no bound); LOS vs next: confidence that the bot is stronger than the next one"
+        "95% interval: score test over seat-swapped pairs (inf: no bound); \
+         LOS vs next: confidence that the bot is stronger than the next one"
     );
     let _ = write!(t, "{} games rated", s.games);
     if s.self_play > 0 {
