@@ -277,6 +277,16 @@ pub(crate) fn solve_kkt(m: &[f64], constraints: &[&[f64]], rhs: &[f64]) -> Optio
     Some(x)
 }
 
+/// The constraints that hold the bots without games (0 in `active`) at 0,
+/// one row each.
+pub(crate) fn idle_rows(active: &[f64]) -> Vec<Vec<f64>> {
+    let n = active.len();
+    (0..n)
+        .filter(|&i| active[i] == 0.0)
+        .map(|i| (0..n).map(|j| if i == j { 1.0 } else { 0.0 }).collect())
+        .collect()
+}
+
 /// Newton's method on the log-posterior restricted to "the bots that played
 /// average 0" and, when given, `a . theta = b`: each step solves the KKT
 /// system with the negated Hessian, then is halved until the log-posterior
@@ -314,11 +324,7 @@ pub(crate) fn solve(
             .zip(a)
             .for_each(|(t, x)| *t += gap / aa * x);
     }
-    // Bots without games are held at 0 by one constraint each.
-    let idle: Vec<Vec<f64>> = (0..n)
-        .filter(|&i| active[i] == 0.0)
-        .map(|i| (0..n).map(|j| if i == j { 1.0 } else { 0.0 }).collect())
-        .collect();
+    let idle = idle_rows(&active);
     let mut rows: Vec<&[f64]> = vec![&active];
     rows.extend(idle.iter().map(Vec::as_slice));
     if let Some((a, _)) = extra {
@@ -475,21 +481,8 @@ mod tests {
         let p = pool(&[("A", "B", 1, 0, 1), ("C", "D", 1, 1, 1)]);
         assert_eq!(mle_status(&p), [Split; 4]);
         // A bot that only played itself has nothing to estimate.
-        let mut played = vec![Played {
-            index: 0,
-            round: 0,
-            pair: 0,
-            bots: ["A".into(), "B".into()],
-            result: Draw,
-        }];
-        played.push(Played {
-            index: 1,
-            round: 0,
-            pair: 1,
-            bots: ["C".into(), "C".into()],
-            result: Draw,
-        });
-        assert_eq!(mle_status(&Pool::new(&played)), [Exists, Exists, NoGames]);
+        let p = pool(&[("A", "B", 0, 1, 0), ("C", "C", 0, 1, 0)]);
+        assert_eq!(mle_status(&p), [Exists, Exists, NoGames]);
     }
 
     mod properties {

@@ -20,7 +20,7 @@
 
 use std::collections::BTreeMap;
 
-use super::bradley_terry::{log_posterior, mle_status, solve, solve_kkt, Counts, Mle};
+use super::bradley_terry::{idle_rows, log_posterior, mle_status, solve, solve_kkt, Counts, Mle};
 use super::stats::{normal_cdf, sigmoid, Interval, ELO_PER_NAT, Z95};
 use super::Pool;
 
@@ -111,10 +111,7 @@ impl Evidence {
         let mut h = vec![0.0; n * n];
         log_posterior(&self.counts, self.prior, theta, Some((&mut g, &mut h)));
         let neg: Vec<f64> = h.iter().map(|x| -x).collect();
-        let idle: Vec<Vec<f64>> = (0..n)
-            .filter(|&i| self.active[i] == 0.0)
-            .map(|i| (0..n).map(|j| if i == j { 1.0 } else { 0.0 }).collect())
-            .collect();
+        let idle = idle_rows(&self.active);
         let mut rows: Vec<&[f64]> = vec![&self.active];
         rows.extend(idle.iter().map(Vec::as_slice));
         let w = solve_kkt(&neg, &rows, c)?;
@@ -281,5 +278,90 @@ impl Evidence {
         let mut warm = self.start.clone();
         let phi = self.dispersion(&c);
         normal_cdf(self.signed_root(&c, 0.0, phi, &mut warm))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rating::Played;
+    use crate::record::GameResult::{self, *};
+
+    /// x against y in seat-swapped pairs; each pair's two results are
+    /// given from x's side.
+    fn pairs(results: &[(GameResult, GameResult)]) -> Pool {
+        let flip = |r: GameResult| match r {
+            Seat0Wins => Seat1Wins,
+            Seat1Wins => Seat0Wins,
+            Draw => Draw,
+        };
+        let played: Vec<Played> = results
+            .iter()
+            .enumerate()
+            .flat_map(|(k, &(first, second))| {
+                let k = k as u64;
+                [
+                    Played {
+                        index: 2 * k,
+                        round: k,
+                        pair: k,
+                        bots: ["x".into(), "y".into()],
+                        result: first,
+                    },
+                    Played {
+                        index: 2 * k + 1,
+                        round: k,
+                        pair: k,
+                        bots: ["y".into(), "x".into()],
+                        result: flip(second),
+                    },
+                ]
+            })
+            .collect();
+        Pool::new(&played)
+    }
+
+    fn width(pool: &Pool) -> f64 {
+        let iv = Evidence::new(pool, 0.0).interval(0).unwrap();
+        iv.hi - iv.lo
+    }
+
+    /// The same 24 wins and 16 losses: when each pair's two games agree
+    /// (correlated pairs) the games say less than when they split, and the
+    /// interval is wider; the dispersion says by how much.
+    #[test]
+    fn correlated_pairs_widen_the_interval() {
+        let (w, l) = (Seat0Wins, Seat1Wins);
+        let mut agree = vec![(w, w); 12];
+        agree.extend(vec![(l, l); 8]);
+        let mut split = vec![(w, w); 4];
+        split.extend(vec![(w, l); 16]);
+        let (a, s) = (pairs(&agree), pairs(&split));
+        let fa = crate::rating::bradley_terry::fit(&a, 0.0);
+        let fs = crate::rating::bradley_terry::fit(&s, 0.0);
+        assert!((fa.elo[0] - fs.elo[0]).abs() < 1e-9);
+        assert!(
+            width(&a) > 1.3 * width(&s),
+            "{} vs {}",
+            width(&a),
+            width(&s)
+        );
+        let c = [0.5, -0.5];
+        assert!(Evidence::new(&a, 0.0).dispersion(&c) > 1.5);
+        assert!(Evidence::new(&s, 0.0).dispersion(&c) < 0.8);
+    }
+
+    /// Draws vary less than wins and losses with the same points: 20
+    /// drawn pairs give a narrower interval than 20 pairs that vary as
+    /// independent coin flips (scores 2, 0 and 1 in proportion 1:1:2).
+    #[test]
+    fn draws_narrow_the_interval() {
+        let (w, d, l) = (Seat0Wins, Draw, Seat1Wins);
+        let drawn = pairs(&[(d, d); 20]);
+        let mut mixed = vec![(w, w); 5];
+        mixed.extend(vec![(l, l); 5]);
+        mixed.extend(vec![(w, l); 5]);
+        mixed.extend(vec![(l, w); 5]);
+        assert!(width(&drawn) < 0.8 * width(&pairs(&mixed)));
     }
 }
