@@ -441,20 +441,15 @@ struct RatingsArgs {
     /// Starting rating of every system; Bradley-Terry ratings average to it.
     #[arg(long, default_value_t = RatingOptions::DEFAULT_ANCHOR)]
     anchor: f64,
-    /// Bootstrap resamples for the Bradley-Terry intervals and LOS (0: none).
-    #[arg(long, default_value_t = RatingOptions::DEFAULT_BOOTSTRAP)]
-    bootstrap: usize,
-    /// Seed of the bootstrap.
-    #[arg(long, default_value_t = RatingOptions::DEFAULT_SEED)]
-    seed: u64,
     /// Glicko RD growth per round.
     #[arg(long, default_value_t = RatingOptions::DEFAULT_GLICKO_C)]
     glicko_c: f64,
     /// Glicko-2 volatility constraint.
     #[arg(long, default_value_t = RatingOptions::DEFAULT_TAU)]
     tau: f64,
-    /// Virtual draws per bot against the pool average (Bradley-Terry prior;
-    /// 0 gives the plain maximum-likelihood fit, infinite for perfect scores).
+    /// Virtual draws per bot against the pool average (BayesElo-style
+    /// shrinkage of the Bradley-Terry ratings towards the average; 0, the
+    /// default, is the plain maximum-likelihood fit, Ordo's).
     #[arg(long, default_value_t = RatingOptions::DEFAULT_PRIOR_DRAWS)]
     prior_draws: f64,
     /// Where to write the CSVs (default: the report directory, or the games
@@ -519,8 +514,6 @@ fn ratings_command(a: RatingsArgs) -> ExitCode {
         anchor: a.anchor,
         glicko_c: a.glicko_c,
         glicko2_tau: a.tau,
-        bootstrap: a.bootstrap,
-        seed: a.seed,
         prior_draws: a.prior_draws,
     };
     let standings = rating::compute(&games, &opts);

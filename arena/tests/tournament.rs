@@ -52,7 +52,12 @@ fn results_are_identical_at_concurrency_1_and_2() {
         assert_eq!(r["index"], i as u64);
         assert_eq!(r["opening_plies"], 1);
     }
-    assert!(out1.contains("W-D-L"), "{out1}");
+    // One standings table, by Bradley-Terry rating.
+    assert!(
+        out1.contains("95% interval") && out1.contains("LOS vs next"),
+        "{out1}"
+    );
+    assert_eq!(out1.matches("  # bot").count(), 1, "{out1}");
     assert!(
         out1.contains(&format!("reports: {}", one.display())),
         "{out1}"
@@ -144,6 +149,13 @@ fn resume_after_sigkill_plays_only_what_is_missing() {
     let stdout = tournament(&config, &out, &["--concurrency", "2", "--resume"]);
     assert!(stdout.contains("played now, the rest resumed"), "{stdout}");
     assert_same_results(&whole, &out);
+    for f in ["ratings.csv", "crosstable.csv", "los.csv"] {
+        assert_eq!(
+            std::fs::read(out.join(f)).unwrap(),
+            std::fs::read(whole.join(f)).unwrap(),
+            "{f}"
+        );
+    }
     assert!(!journal.exists());
     assert!(procs::with_env(&format!("ARENA_TEST_TAG={tag}")).is_empty());
 }
@@ -201,6 +213,20 @@ fn shards_run_as_separate_processes_merge_into_the_unsharded_run() {
     let stdout = ok(&arena(&args));
     assert!(stdout.contains("merged 12 games from 3 runs"), "{stdout}");
     assert_same_results(&whole, &merged);
+    // One answer per set of games: the unsharded run, the merge of the
+    // shards and `arena ratings` on the merge write the same ratings files.
+    let recomputed = tmp.path().join("recomputed");
+    ok(&arena(&[
+        "ratings",
+        merged.to_str().unwrap(),
+        "--out",
+        recomputed.to_str().unwrap(),
+    ]));
+    for f in ["ratings.csv", "crosstable.csv", "los.csv"] {
+        let want = std::fs::read(whole.join(f)).unwrap();
+        assert_eq!(std::fs::read(merged.join(f)).unwrap(), want, "{f}");
+        assert_eq!(std::fs::read(recomputed.join(f)).unwrap(), want, "{f}");
+    }
     // The merged report keeps the bots' logs its records point to.
     for r in records_without_timing(&merged) {
         for seat in r["seats"].as_array().unwrap() {
