@@ -69,6 +69,9 @@ struct RawConfig {
     concurrency: Option<usize>,
     #[serde(default)]
     random_opening_plies: u32,
+    /// The default of every bot's `keep_bots`.
+    #[serde(default)]
+    keep_bots: bool,
     time_control: RawTimeControl,
     bots: Vec<RawBot>,
 }
@@ -104,6 +107,7 @@ struct RawBot {
     limits: LimitSettings,
     #[serde(default)]
     sandbox: Sandbox,
+    keep_bots: Option<bool>,
 }
 
 /// Time per decision. At least one of `movetime_ms` and `time_ms` is set.
@@ -137,6 +141,9 @@ pub struct Bot {
     pub limits: LimitSettings,
     /// `sandbox = "bwrap"` or `"none"` (the default).
     pub sandbox: Sandbox,
+    /// Whether its process is kept from one game to the next (`keep_bots`,
+    /// per bot or the config's default).
+    pub keep: bool,
 }
 
 /// A validated tournament config.
@@ -189,6 +196,10 @@ pub struct NormalizedBot {
     pub limits: LimitSettings,
     #[serde(default, skip_serializing_if = "is_default")]
     pub sandbox: Sandbox,
+    /// `keep_bots`: a well-behaved bot plays the same with or without it,
+    /// but a bot that carries state from game to game does not.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub keep: bool,
 }
 
 fn is_default<T: Default + PartialEq>(v: &T) -> bool {
@@ -371,6 +382,7 @@ impl Config {
                 env: b.env.clone(),
                 limits: b.limits.clone(),
                 sandbox: b.sandbox,
+                keep: b.keep_bots.unwrap_or(raw.keep_bots),
             });
         }
 
@@ -588,6 +600,7 @@ impl Config {
                     env: b.env.clone(),
                     limits: b.limits.clone(),
                     sandbox: b.sandbox,
+                    keep: b.keep,
                 })
                 .collect(),
         }
