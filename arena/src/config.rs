@@ -86,6 +86,11 @@ struct RawTimeControl {
     movetime_ms: Option<u64>,
     time_ms: Option<u64>,
     inc_ms: Option<u64>,
+    /// `"60+0.6"`: the game clock and increment in seconds (instead of
+    /// `time_ms` and `inc_ms`).
+    tc: Option<toml::Value>,
+    /// Seconds per move (instead of `movetime_ms`).
+    st: Option<toml::Value>,
     #[serde(default = "default_margin")]
     margin_ms: u64,
 }
@@ -435,12 +440,42 @@ impl Config {
         }
 
         // Time control.
-        let tc = &raw.time_control;
+        let mut tc = raw.time_control.clone();
+        let text_of = |key: &str, v: &toml::Value| match v {
+            toml::Value::String(s) => Ok(s.clone()),
+            toml::Value::Integer(i) => Ok(i.to_string()),
+            toml::Value::Float(f) => Ok(f.to_string()),
+            _ => Err(err(key, "must be a string or a number of seconds".into())),
+        };
+        if let Some(v) = &tc.tc {
+            let key = "time_control.tc";
+            if tc.time_ms.is_some() || tc.inc_ms.is_some() {
+                return Err(err(
+                    key,
+                    "give the game clock once: tc, or time_ms with inc_ms, not both".into(),
+                ));
+            }
+            let (time, inc) = parse_tc(&text_of(key, v)?).map_err(|e| err(key, e))?;
+            (tc.time_ms, tc.inc_ms) = (Some(time), Some(inc));
+        }
+        if let Some(v) = &tc.st {
+            let key = "time_control.st";
+            if tc.movetime_ms.is_some() {
+                return Err(err(
+                    key,
+                    "give the limit per move once: st or movetime_ms, not both".into(),
+                ));
+            }
+            let ms = parse_st(&text_of(key, v)?).map_err(|e| err(key, e))?;
+            tc.movetime_ms = Some(ms);
+        }
         match (tc.movetime_ms, tc.time_ms) {
             (None, None) => {
                 return Err(err(
                     "time_control",
-                    "set movetime_ms, or time_ms (with optional inc_ms), or both".into(),
+                    "set movetime_ms (or st, in seconds), or time_ms with optional inc_ms \
+                     (or tc = \"SECONDS+INCREMENT\"), or both"
+                        .into(),
                 ))
             }
             (Some(0), _) => {
@@ -608,6 +643,69 @@ impl Config {
 }
 
 use std::os::fd::AsFd;
+
+/// Seconds as engine testers write them (`60`, `0.6`, `1:30` for minutes
+/// and seconds), in whole milliseconds.
+pub fn seconds_to_ms(text: &str) -> Result<u64, String> {
+    let bad = || format!("`{text}` is not a number of seconds (e.g. 60, 0.5 or 1:30)");
+    let (minutes, seconds) = match text.split_once(':') {
+        Some((m, s)) if !m.is_empty() && m.bytes().all(|b| b.is_ascii_digit()) => {
+            (m.parse::<u64>().map_err(|_| bad())?, s)
+        }
+        Some(_) => return Err(bad()),
+        None => (0, text),
+    };
+    let (whole, fraction) = seconds.split_once('.').unwrap_or((seconds, ""));
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if whole.is_empty() && fraction.is_empty() || !digits(whole) || !digits(fraction) {
+        return Err(bad());
+    }
+    let fraction = fraction.trim_end_matches('0');
+    if fraction.len() > 3 {
+        return Err(format!(
+            "`{text}`: times are whole milliseconds (at most 3 decimals)"
+        ));
+    }
+    let whole: u64 = if whole.is_empty() {
+        0
+    } else {
+        whole.parse().map_err(|_| bad())?
+    };
+    let milli: u64 = format!("{fraction:0<3}").parse().map_err(|_| bad())?;
+    minutes
+        .checked_mul(60)
+        .and_then(|s| s.checked_add(whole))
+        .and_then(|s| s.checked_mul(1000))
+        .and_then(|ms| ms.checked_add(milli))
+        .ok_or_else(|| format!("`{text}` is too long a time"))
+}
+
+/// A game clock as `SECONDS+INCREMENT` (`60+0.6`; `1:30+1`; `60` for no
+/// increment), as cutechess-cli's and fastchess's `tc=`: (time, increment)
+/// in ms. Moves per period (`40/60`) are not supported.
+pub fn parse_tc(text: &str) -> Result<(u64, u64), String> {
+    if text.contains('/') {
+        return Err(format!(
+            "`{text}`: moves per period (`40/60`) are not supported; give SECONDS+INCREMENT, e.g. 60+0.6"
+        ));
+    }
+    let (time, inc) = match text.split_once('+') {
+        Some((t, i)) => (seconds_to_ms(t)?, seconds_to_ms(i)?),
+        None => (seconds_to_ms(text)?, 0),
+    };
+    if time == 0 {
+        return Err(format!("`{text}`: the game clock must be positive"));
+    }
+    Ok((time, inc))
+}
+
+/// A limit per move in seconds (`0.2`), in ms.
+pub fn parse_st(text: &str) -> Result<u64, String> {
+    match seconds_to_ms(text)? {
+        0 => Err(format!("`{text}`: the time per move must be positive")),
+        ms => Ok(ms),
+    }
+}
 
 /// Finds an executable: a path (with `/`) relative to `cwd`, or a bare name
 /// on the bot's `PATH` (its `env.PATH` if given, else arena's).
@@ -952,6 +1050,81 @@ env = { X = "1" }
         .unwrap_err();
         assert_eq!(e.key, "bots[1].build");
         assert!(e.reason.contains("failed"), "{e}");
+    }
+
+    #[test]
+    fn time_shorthands_read_seconds_exactly() {
+        assert_eq!(parse_tc("60+0.6"), Ok((60_000, 600)));
+        assert_eq!(parse_tc("1:30+1"), Ok((90_000, 1000)));
+        assert_eq!(parse_tc("10"), Ok((10_000, 0)));
+        assert_eq!(parse_tc("0.5+0.005"), Ok((500, 5)));
+        assert_eq!(parse_st("0.2"), Ok(200));
+        assert_eq!(parse_st(".25"), Ok(250));
+        assert_eq!(parse_st("1.500"), Ok(1500));
+        for bad in [
+            "", "+1", "60+", "-1", "1e3", "abc", "1:", ":30", "1.2.3", "0x10",
+        ] {
+            assert!(parse_tc(bad).is_err(), "{bad}");
+        }
+        assert!(parse_st("0.0005")
+            .unwrap_err()
+            .contains("whole milliseconds"));
+        assert!(parse_st("0").unwrap_err().contains("positive"));
+        assert!(parse_tc("0+1").unwrap_err().contains("positive"));
+        assert!(parse_tc("40/60+0.6")
+            .unwrap_err()
+            .contains("moves per period"));
+    }
+
+    #[test]
+    fn time_control_shorthands_equal_the_ms_keys() {
+        let ms =
+            parse(&good().replace("movetime_ms = 20", "time_ms = 60000\ninc_ms = 600")).unwrap();
+        let tc = parse(&good().replace("movetime_ms = 20", "tc = \"60+0.6\"")).unwrap();
+        assert_eq!(tc.time_control, ms.time_control);
+        assert_eq!(tc.normalized().fingerprint(), ms.normalized().fingerprint());
+        for st in ["st = 0.02", "st = \"0.02\""] {
+            let c = parse(&good().replace("movetime_ms = 20", st)).unwrap();
+            assert_eq!(c.time_control, parse(&good()).unwrap().time_control, "{st}");
+        }
+        let c = parse(&good().replace("movetime_ms = 20", "st = 1\ntc = 30")).unwrap();
+        assert_eq!(
+            (
+                c.time_control.movetime_ms,
+                c.time_control.time_ms,
+                c.time_control.inc_ms
+            ),
+            (Some(1000), Some(30_000), 0)
+        );
+        let cases = [
+            ("movetime_ms = 20\nst = 0.5", "time_control.st", "not both"),
+            (
+                "movetime_ms = 20\ntc = \"60+1\"\ntime_ms = 5",
+                "time_control.tc",
+                "not both",
+            ),
+            (
+                "movetime_ms = 20\ntc = \"60+1\"\ninc_ms = 5",
+                "time_control.tc",
+                "not both",
+            ),
+            (
+                "tc = \"60+x\"",
+                "time_control.tc",
+                "not a number of seconds",
+            ),
+            (
+                "tc = true",
+                "time_control.tc",
+                "must be a string or a number",
+            ),
+            ("st = 0", "time_control.st", "positive"),
+        ];
+        for (to, key, reason) in cases {
+            let e = parse_err(&good().replace("movetime_ms = 20", to));
+            assert_eq!(e.key, key, "{to}: {e}");
+            assert!(e.reason.contains(reason), "{to}: {e}");
+        }
     }
 
     #[test]

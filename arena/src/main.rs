@@ -115,6 +115,16 @@ struct MatchArgs {
     /// Increment per move, in ms (with --time).
     #[arg(long, value_name = "MS", default_value_t = 0)]
     inc: u64,
+    /// Game clock and increment in seconds, as in cutechess-cli and
+    /// fastchess: 60+0.6 (60 s, 0.6 s more per move), 1:30+1, 10 (no
+    /// increment). Instead of --time and --inc.
+    #[arg(long, value_name = "SECS+INC", conflicts_with_all = ["time", "inc"],
+          value_parser = arena::config::parse_tc)]
+    tc: Option<(u64, u64)>,
+    /// Limit per decision in seconds, e.g. 0.2. Instead of --movetime.
+    #[arg(long, value_name = "SECS", conflicts_with = "movetime",
+          value_parser = arena::config::parse_st)]
+    st: Option<u64>,
     /// Overrun tolerated before a bot loses on time, in ms.
     #[arg(long, value_name = "MS", default_value_t = 50)]
     margin: u64,
@@ -192,7 +202,11 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
             a.name
         ));
     }
-    let movetime = match (args.movetime, args.time) {
+    let (time, inc) = match args.tc {
+        Some((time, inc)) => (Some(time), inc),
+        None => (args.time, args.inc),
+    };
+    let movetime = match (args.movetime.or(args.st), time) {
         (None, None) => Some(1000),
         (m, _) => m,
     };
@@ -202,7 +216,7 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
     if args.sprt.is_some() && games % 2 == 1 {
         return Err("with --sprt, --games must be even: the test counts seat-swapped pairs".into());
     }
-    if movetime == Some(0) || args.time == Some(0) {
+    if movetime == Some(0) || time == Some(0) {
         return Err("--movetime and --time must be positive".into());
     }
     Ok(MatchConfig {
@@ -212,8 +226,8 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
         seed: args.seed,
         time: TimeControl {
             movetime: movetime.map(Duration::from_millis),
-            time: args.time.map(Duration::from_millis),
-            inc: Duration::from_millis(args.inc),
+            time: time.map(Duration::from_millis),
+            inc: Duration::from_millis(inc),
             margin: Duration::from_millis(args.margin),
         },
         limits: Limits {
