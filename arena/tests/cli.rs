@@ -1,7 +1,8 @@
 //! The command line as a new user meets it: the time-control shorthands of
-//! `arena match`.
+//! `arena match`, `arena show` on a report directory, `arena` alone, and
+//! commands whose output is cut short by a closed pipe.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 const ARENA: &str = env!("CARGO_BIN_EXE_arena");
@@ -101,4 +102,85 @@ fn match_time_shorthands_refuse_the_ms_flags_beside_them() {
         assert!(err.contains(message), "{extra:?}: {err}");
     }
     assert!(!out.exists(), "nothing is played");
+}
+
+/// A directory (under the test's temporary directory) holding a finished
+/// 2-game match.
+fn a_match(dir: &Path) -> PathBuf {
+    let out = dir.join("m");
+    let o = run(&[
+        "match",
+        "--game",
+        "dakon",
+        "--param",
+        "holes=3",
+        "--games",
+        "2",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+        "--bot",
+        &format!("a={ARENA} bot-first"),
+        "--bot",
+        &format!("b={ARENA} bot-first"),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    out
+}
+
+#[test]
+fn show_takes_a_report_directory_and_index() {
+    let dir = tmp();
+    let out = a_match(dir.path());
+    let by_dir = run(&["show", out.to_str().unwrap(), "--index", "1"]);
+    assert!(by_dir.status.success(), "{}", text(&by_dir.stderr));
+    assert!(text(&by_dir.stderr).is_empty(), "{}", text(&by_dir.stderr));
+    let file = out.join("games.jsonl");
+    let by_file = run(&["show", file.to_str().unwrap(), "--index", "1"]);
+    assert_eq!(text(&by_dir.stdout), text(&by_file.stdout));
+    assert!(text(&by_dir.stdout).contains("result "));
+
+    // The old spelling still works, and says what to type instead.
+    let old = run(&["show", out.to_str().unwrap(), "--game", "1"]);
+    assert!(old.status.success());
+    assert_eq!(text(&old.stdout), text(&by_dir.stdout));
+    let warning = text(&old.stderr);
+    assert!(
+        warning.contains("warning") && warning.contains("--index 1"),
+        "{warning}"
+    );
+}
+
+#[test]
+fn show_errors_name_the_path() {
+    let dir = tmp();
+    let out = a_match(dir.path());
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let missing = dir.path().join("missing.jsonl");
+    let csv = out.join("games.csv");
+    let cases: [(Vec<&str>, &Path, &str); 5] = [
+        (vec![empty.to_str().unwrap()], &empty, "no games.jsonl"),
+        (vec![missing.to_str().unwrap()], &missing, "No such file"),
+        (vec![csv.to_str().unwrap()], &csv, "holds no moves"),
+        (
+            vec![out.to_str().unwrap(), "--index", "7"],
+            &out,
+            "no game with index 7",
+        ),
+        (
+            vec![out.to_str().unwrap(), "--ply", "9999"],
+            &out,
+            "--ply must be",
+        ),
+    ];
+    for (args, path, reason) in cases {
+        let mut all = vec!["show"];
+        all.extend(args);
+        let o = run(&all);
+        assert_eq!(o.status.code(), Some(1), "{all:?}");
+        let err = text(&o.stderr);
+        assert!(err.contains(&*path.to_string_lossy()), "{all:?}: {err}");
+        assert!(err.contains(reason), "{all:?}: {err}");
+    }
 }
