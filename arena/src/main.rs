@@ -18,10 +18,11 @@ mod cli;
 
 /// Referee and tournament harness for bot-versus-bot Dakon and Ludus latrunculorum.
 #[derive(Parser)]
-#[command(name = "arena", version)]
+// Alone, `arena` prints the help to stderr and exits with 2, as clap tools do.
+#[command(name = "arena", version, arg_required_else_help = true)]
 struct Cli {
     #[command(subcommand)]
-    command: Option<Command>,
+    command: Command,
 }
 
 #[derive(Subcommand)]
@@ -150,29 +151,24 @@ struct MatchArgs {
 }
 
 fn main() -> ExitCode {
+    cli::pipe::install();
     let cli = Cli::parse();
     match cli.command {
-        None => {
-            let names: Vec<&str> = games::GAMES.iter().map(|(n, _)| *n).collect();
-            println!("games: {}", names.join(", "));
-            println!("run `arena --help` for the commands");
-            ExitCode::SUCCESS
-        }
-        Some(Command::BotFirst) => bot_first(),
-        Some(Command::BenchEcho) => {
+        Command::BotFirst => bot_first(),
+        Command::BenchEcho => {
             arena::bench::echo_child();
             ExitCode::SUCCESS
         }
-        Some(Command::Bench(args)) => bench(args),
-        Some(Command::Tournament(args)) => arena::cli_tournament::tournament(args),
-        Some(Command::Merge(args)) => arena::cli_tournament::merge(args),
-        Some(Command::Slurm(args)) => arena::slurm::slurm(args),
-        Some(Command::Ratings(args)) => ratings_command(args),
-        Some(Command::Report(args)) => cli::report::report(args),
-        Some(Command::Show(args)) => cli::report::show(args),
-        Some(Command::Play(args)) => cli::report::play(args),
-        Some(Command::CheckBot(args)) => arena::checkbot::main(args),
-        Some(Command::Match(args)) => match run_match(args) {
+        Command::Bench(args) => bench(args),
+        Command::Tournament(args) => arena::cli_tournament::tournament(args),
+        Command::Merge(args) => arena::cli_tournament::merge(args),
+        Command::Slurm(args) => arena::slurm::slurm(args),
+        Command::Ratings(args) => ratings_command(args),
+        Command::Report(args) => cli::report::report(args),
+        Command::Show(args) => cli::report::show(args),
+        Command::Play(args) => cli::report::play(args),
+        Command::CheckBot(args) => arena::checkbot::main(args),
+        Command::Match(args) => match run_match(args) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("arena match: {e}");

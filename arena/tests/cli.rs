@@ -2,8 +2,13 @@
 //! `arena match`, `arena show` on a report directory, `arena` alone, and
 //! commands whose output is cut short by a closed pipe.
 
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+#[path = "common/procs.rs"]
+mod procs;
 
 const ARENA: &str = env!("CARGO_BIN_EXE_arena");
 
@@ -183,4 +188,91 @@ fn show_errors_name_the_path() {
         assert!(err.contains(&*path.to_string_lossy()), "{all:?}: {err}");
         assert!(err.contains(reason), "{all:?}: {err}");
     }
+}
+
+#[test]
+fn arena_alone_prints_the_help_and_exits_2() {
+    let o = run(&[]);
+    assert_eq!(o.status.code(), Some(2));
+    let help = text(&o.stderr);
+    assert!(help.contains("Usage: arena <COMMAND>"), "{help}");
+    assert!(help.contains("tournament"), "{help}");
+    assert!(o.stdout.is_empty());
+}
+
+/// Runs arena in `dir` with a stdout whose reader has gone (as after
+/// `| head -1`), so the first write to it fails.
+fn with_closed_stdout(dir: &Path, args: &[&str]) -> Output {
+    let (read, write) = nix::unistd::pipe().unwrap();
+    drop(read);
+    Command::new(ARENA)
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(write))
+        .stderr(Stdio::piped())
+        .output()
+        .expect("arena runs")
+}
+
+#[test]
+fn a_closed_stdout_ends_every_command_quietly() {
+    let dir = tmp();
+    let out = a_match(dir.path());
+    let run_dir = out.to_str().unwrap();
+    let config = dir.path().join("t.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "game = \"dakon\"\nseed = 1\ngames = 4\n[time_control]\nmovetime_ms = 1000\n\
+             [[bots]]\nname = \"a\"\ncommand = [\"{ARENA}\", \"bot-first\"]\n\
+             [[bots]]\nname = \"b\"\ncommand = [\"{ARENA}\", \"bot-first\"]\n"
+        ),
+    )
+    .unwrap();
+    let marker = format!("closedstdout{}", std::process::id());
+    let testbot = format!("{}/../bots/test/testbot.py", env!("CARGO_MANIFEST_DIR"));
+    let kept = [1, 2].map(|k| format!("k{k}=python3 {testbot} --marker {marker}"));
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["ratings", run_dir],
+        vec!["show", run_dir],
+        vec!["report", run_dir],
+        vec!["slurm", "t.toml", "--shards", "2", "--dry-run"],
+        vec!["tournament", "t.toml", "--out", "tour", "--quiet"],
+        // Two bots kept alive across games when the first line fails.
+        vec![
+            "match",
+            "--game",
+            "dakon",
+            "--games",
+            "4",
+            "--keep-bots",
+            "--out",
+            "m2",
+            "--bot",
+            &kept[0],
+            "--bot",
+            &kept[1],
+        ],
+    ];
+    for args in cases {
+        let o = with_closed_stdout(dir.path(), &args);
+        let err = text(&o.stderr);
+        assert_eq!(
+            o.status.signal(),
+            Some(nix::sys::signal::Signal::SIGPIPE as i32),
+            "{args:?}: {:?}\n{err}",
+            o.status
+        );
+        assert!(err.is_empty(), "{args:?}: {err}");
+    }
+    // clap's own output (help, version) ignores the failed write.
+    let o = with_closed_stdout(dir.path(), &["--version"]);
+    assert!(o.status.success() && o.stderr.is_empty(), "{o:?}");
+    let left = procs::settle(
+        Duration::from_secs(5),
+        || procs::with_cmdline(&marker),
+        Vec::is_empty,
+    );
+    assert!(left.is_empty(), "kept bots outlived arena: {left:?}");
 }

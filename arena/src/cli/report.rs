@@ -192,7 +192,13 @@ fn play_game(args: &PlayArgs) -> Result<(), String> {
             arena::play::play(game.as_ref(), names, seats, &mut input, &mut out)
         }
     }
-    .map_err(|e| e.to_string())?;
+    .map_err(|e| {
+        if super::pipe::is_closed(&e) {
+            // The board goes to stdout: no reader, no game.
+            super::pipe::end_as_by_sigpipe();
+        }
+        e.to_string()
+    })?;
     match end {
         arena::play::PlayEnd::Finished(_) | arena::play::PlayEnd::Forfeit { .. } => Ok(()),
         arena::play::PlayEnd::Abandoned => Err("game abandoned before the end".into()),
