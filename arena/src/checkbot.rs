@@ -191,6 +191,12 @@ pub fn main(args: CheckBotArgs) -> ExitCode {
         eprintln!("arena check-bot: --movetime must be positive");
         return ExitCode::from(2);
     }
+    let here = std::env::current_dir().unwrap_or_else(|_| ".".into());
+    let problem = crate::config::executable_problem(&args.command[0], &here, &Default::default());
+    if let Some(problem) = problem {
+        eprintln!("arena check-bot: cannot start bot command: {problem}");
+        return ExitCode::from(2);
+    }
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

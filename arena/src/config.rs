@@ -360,10 +360,12 @@ impl Config {
             let cwd_as_written = b.cwd.clone().unwrap_or_else(|| ".".into());
             let cwd = base.join(&cwd_as_written);
             if !cwd.is_dir() {
-                return Err(err(
-                    &key("cwd"),
-                    format!("directory {} does not exist", cwd.display()),
-                ));
+                let reason = if cwd.exists() {
+                    format!("{} is a file, not a directory", cwd.display())
+                } else {
+                    format!("directory {} does not exist", cwd.display())
+                };
+                return Err(err(&key("cwd"), reason));
             }
             let cwd = cwd.canonicalize().map_err(|e| {
                 err(
@@ -532,19 +534,8 @@ impl Config {
     /// `.py`, `.js`, `.rb`, `.pl`, `.sh`, `.jar`) name existing files.
     pub fn check_bot(&self, i: usize) -> Result<(), ConfigError> {
         let bot = &self.bots[i];
-        let exe = &bot.command[0];
-        if resolve_executable(exe, &bot.cwd, &bot.env).is_none() {
-            return Err(self.error(
-                format!("bots[{i}].command"),
-                format!(
-                    "executable `{exe}` not found ({})",
-                    if exe.contains('/') {
-                        format!("looked in {}", bot.cwd.display())
-                    } else {
-                        "not on PATH".into()
-                    }
-                ),
-            ));
+        if let Some(problem) = executable_problem(&bot.command[0], &bot.cwd, &bot.env) {
+            return Err(self.error(format!("bots[{i}].command"), problem));
         }
         for arg in &bot.command[1..] {
             let script = [".py", ".js", ".rb", ".pl", ".sh", ".jar"]
@@ -733,6 +724,61 @@ pub fn resolve_executable(
     std::env::split_paths(&path)
         .map(|dir| cwd.join(dir).join(exe))
         .find(|p| runnable(p))
+}
+
+/// Why `exe` (found as [`resolve_executable`] finds it) cannot be run, in
+/// the words a user needs: not there, a directory, or a file without the
+/// execute permission. `None` when it can be run.
+pub fn executable_problem(exe: &str, cwd: &Path, env: &BTreeMap<String, String>) -> Option<String> {
+    use std::os::unix::fs::PermissionsExt;
+    if resolve_executable(exe, cwd, env).is_some() {
+        return None;
+    }
+    let not_runnable = |p: &Path, shown: &str| -> Option<String> {
+        let meta = p.metadata().ok()?;
+        Some(if meta.is_dir() {
+            format!("`{shown}` is a directory, not a program")
+        } else if meta.permissions().mode() & 0o111 == 0 {
+            let interpreter = match p.extension().and_then(|e| e.to_str()) {
+                Some("py") => "python3",
+                Some("js") => "node",
+                Some("pl") => "perl",
+                Some("rb") => "ruby",
+                Some("sh") => "sh",
+                _ => "INTERPRETER",
+            };
+            format!(
+                "`{shown}` is not executable: make it so (chmod +x), or put its \
+                 interpreter first (`{interpreter} {exe}`)"
+            )
+        } else {
+            format!("`{shown}` cannot be run")
+        })
+    };
+    if exe.contains('/') {
+        let p = cwd.join(exe);
+        let shown = if Path::new(exe).is_absolute() {
+            exe.to_string()
+        } else {
+            cwd.join(exe.trim_start_matches("./")).display().to_string()
+        };
+        return Some(not_runnable(&p, &shown).unwrap_or_else(|| {
+            if Path::new(exe).is_absolute() {
+                format!("executable `{exe}` not found")
+            } else {
+                format!("executable `{exe}` not found (looked in {})", cwd.display())
+            }
+        }));
+    }
+    let path = env
+        .get("PATH")
+        .cloned()
+        .or_else(|| std::env::var("PATH").ok())
+        .unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|dir| cwd.join(dir).join(exe))
+        .find_map(|p| not_runnable(&p, &p.display().to_string()))
+        .or_else(|| Some(format!("executable `{exe}` not found (not on PATH)")))
 }
 
 /// Deserializes TOML, turning errors into (key path, reason).
@@ -1033,6 +1079,7 @@ env = { X = "1" }
         assert!(e.reason.contains("file `missing.py` not found"), "{e}");
         let e = parse_err(&good().replace("cwd = \"/tmp\"", "cwd = \"/no/such/dir\""));
         assert_eq!(e.key, "bots[0].cwd");
+        assert!(e.reason.contains("/no/such/dir does not exist"), "{e}");
         // A bot that is built first is checked after its build, not before.
         let c = parse(&good().replace(
             "command = [\"/bin/sh\"]",
@@ -1125,6 +1172,49 @@ env = { X = "1" }
             assert_eq!(e.key, key, "{to}: {e}");
             assert!(e.reason.contains(reason), "{to}: {e}");
         }
+    }
+
+    #[test]
+    fn commands_and_cwds_that_cannot_work_say_why() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display().to_string();
+        let script = dir.path().join("bot.sh");
+        std::fs::write(&script, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o644)).unwrap();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        let with = |command: &str, cwd: &str| {
+            let text = good()
+                .replacen("cwd = \"/tmp\"", &format!("cwd = \"{cwd}\""), 2)
+                .replace("command = [\"/bin/sh\"]", &format!("command = [{command}]"));
+            parse_err(&text)
+        };
+        let e = with("\"./bot.sh\"", &d);
+        assert_eq!(e.key, "bots[1].command");
+        assert!(e.reason.contains("bot.sh` is not executable"), "{e}");
+        assert!(e.reason.contains("chmod +x"), "{e}");
+        let e = with(&format!("\"{}\"", script.display()), "/tmp");
+        assert!(e.reason.contains("is not executable"), "{e}");
+        let e = with("\"./sub\"", &d);
+        assert!(
+            e.reason.contains("sub` is a directory, not a program"),
+            "{e}"
+        );
+        // An absolute path is looked for nowhere but where it says.
+        let e = with("\"/no/such/bot\"", "/tmp");
+        assert_eq!(e.reason, "executable `/no/such/bot` not found", "{e}");
+        let e = with("\"./gone\"", &d);
+        assert!(
+            e.reason.ends_with(&format!("not found (looked in {d})")),
+            "{e}"
+        );
+        // A file where a directory belongs.
+        let e = with("\"/bin/sh\"", &script.display().to_string());
+        assert_eq!(e.key, "bots[0].cwd");
+        assert!(
+            e.reason.contains("bot.sh is a file, not a directory"),
+            "{e}"
+        );
     }
 
     #[test]

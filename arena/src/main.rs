@@ -188,9 +188,16 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
     }
     let mut a = BotSpec::parse(&args.bots[0])?;
     let mut b = BotSpec::parse(&args.bots[1])?;
+    let here =
+        std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
     for spec in [&mut a, &mut b] {
         spec.resources = args.bot_limits.resources()?;
         spec.sandbox = args.sandbox;
+        let problem =
+            arena::config::executable_problem(&spec.command[0], &here, &Default::default());
+        if let Some(problem) = problem {
+            return Err(format!("bot `{}`: {problem}", spec.name));
+        }
     }
     if a.name == b.name {
         return Err(format!(

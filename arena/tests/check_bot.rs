@@ -210,9 +210,13 @@ fn a_command_that_cannot_start_is_a_usage_error() {
     let (code, text) = check_bot("dakon", &[], &["./no-such-bot-here"]);
     assert_eq!(code, 2, "{text}");
     assert!(
-        text.contains("cannot start bot command `./no-such-bot-here`"),
+        text.contains("cannot start bot command: executable `./no-such-bot-here` not found"),
         "{text}"
     );
+    // Not "not found" for what is there but cannot run.
+    let (code, text) = check_bot("dakon", &[], &["./bots"]);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("is a directory, not a program"), "{text}");
     let (code, text) = check_bot("chess", &[], &[python()]);
     assert_eq!(code, 2, "{text}");
     assert!(text.contains("unknown game `chess`"), "{text}");

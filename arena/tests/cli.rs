@@ -276,3 +276,41 @@ fn a_closed_stdout_ends_every_command_quietly() {
     );
     assert!(left.is_empty(), "kept bots outlived arena: {left:?}");
 }
+
+#[test]
+fn match_says_why_a_bot_command_cannot_run() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tmp();
+    let script = dir.path().join("bot.py");
+    std::fs::write(&script, "print('ready')\n").unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let out = dir.path().join("never");
+    for (bot, reason) in [
+        (script.display().to_string(), "is not executable"),
+        (
+            dir.path().display().to_string(),
+            "is a directory, not a program",
+        ),
+        (
+            "/no/such/bot".to_string(),
+            "executable `/no/such/bot` not found",
+        ),
+    ] {
+        let o = run(&[
+            "match",
+            "--game",
+            "dakon",
+            "--out",
+            out.to_str().unwrap(),
+            "--bot",
+            &format!("a={bot}"),
+            "--bot",
+            &format!("b={ARENA} bot-first"),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{bot}");
+        let err = text(&o.stderr);
+        assert!(err.contains(reason), "{bot}: {err}");
+        assert!(!err.contains("looked in"), "{bot}: {err}");
+    }
+    assert!(!out.exists());
+}
