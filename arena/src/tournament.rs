@@ -5,9 +5,11 @@
 //! Files in a run directory (`reports/<name>/` by default):
 //! - `tournament.json`: the manifest (config fingerprint, seed, shard, status, the
 //!   normalized config) that `--resume` and `arena merge` check;
-//! - `journal.jsonl`: every finished game that is not yet in `games.jsonl`, one
-//!   JSON line each, appended and fsynced as soon as the game ends (a torn last
-//!   line after a crash is discarded on resume); removed once the run is complete;
+//! - `journal.jsonl`: every game finished since the run (or its resume)
+//!   started, one JSON line each, appended and fsynced as soon as the game
+//!   ends, also once it is in `games.jsonl` (a resume rewrites it to the
+//!   games not in `games.jsonl`; a torn last line after a crash is
+//!   discarded); removed once the run is complete;
 //! - `games.jsonl`, `games.csv`: the finished games in schedule order; they grow
 //!   by the completed prefix of the schedule and are fsynced as they grow.
 
