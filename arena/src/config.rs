@@ -698,8 +698,24 @@ pub fn parse_st(text: &str) -> Result<u64, String> {
     }
 }
 
-/// Finds an executable: a path (with `/`) relative to `cwd`, or a bare name
-/// on the bot's `PATH` (its `env.PATH` if given, else arena's).
+/// Where `exe` is looked for, in order: a path (with `/`) relative to `cwd`,
+/// or a bare name in each directory of the bot's `PATH` (its `env.PATH` if
+/// given, else arena's).
+fn candidates(exe: &str, cwd: &Path, env: &BTreeMap<String, String>) -> Vec<PathBuf> {
+    if exe.contains('/') {
+        return vec![cwd.join(exe)];
+    }
+    let path = env
+        .get("PATH")
+        .cloned()
+        .or_else(|| std::env::var("PATH").ok())
+        .unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|dir| cwd.join(dir).join(exe))
+        .collect()
+}
+
+/// Finds an executable: the first of [`candidates`] that is an executable file.
 pub fn resolve_executable(
     exe: &str,
     cwd: &Path,
@@ -712,18 +728,7 @@ pub fn resolve_executable(
                 .map(|m| m.permissions().mode() & 0o111 != 0)
                 .unwrap_or(false)
     };
-    if exe.contains('/') {
-        let p = cwd.join(exe);
-        return runnable(&p).then_some(p);
-    }
-    let path = env
-        .get("PATH")
-        .cloned()
-        .or_else(|| std::env::var("PATH").ok())
-        .unwrap_or_default();
-    std::env::split_paths(&path)
-        .map(|dir| cwd.join(dir).join(exe))
-        .find(|p| runnable(p))
+    candidates(exe, cwd, env).into_iter().find(|p| runnable(p))
 }
 
 /// Why `exe` (found as [`resolve_executable`] finds it) cannot be run, in
@@ -734,8 +739,13 @@ pub fn executable_problem(exe: &str, cwd: &Path, env: &BTreeMap<String, String>)
     if resolve_executable(exe, cwd, env).is_some() {
         return None;
     }
-    let not_runnable = |p: &Path, shown: &str| -> Option<String> {
+    let not_runnable = |p: &Path| -> Option<String> {
         let meta = p.metadata().ok()?;
+        let shown = if !exe.contains('/') || Path::new(exe).is_absolute() {
+            p.display().to_string()
+        } else {
+            cwd.join(exe.trim_start_matches("./")).display().to_string()
+        };
         Some(if meta.is_dir() {
             format!("`{shown}` is a directory, not a program")
         } else if meta.permissions().mode() & 0o111 == 0 {
@@ -755,30 +765,17 @@ pub fn executable_problem(exe: &str, cwd: &Path, env: &BTreeMap<String, String>)
             format!("`{shown}` cannot be run")
         })
     };
-    if exe.contains('/') {
-        let p = cwd.join(exe);
-        let shown = if Path::new(exe).is_absolute() {
-            exe.to_string()
-        } else {
-            cwd.join(exe.trim_start_matches("./")).display().to_string()
-        };
-        return Some(not_runnable(&p, &shown).unwrap_or_else(|| {
-            if Path::new(exe).is_absolute() {
-                format!("executable `{exe}` not found")
-            } else {
-                format!("executable `{exe}` not found (looked in {})", cwd.display())
-            }
-        }));
-    }
-    let path = env
-        .get("PATH")
-        .cloned()
-        .or_else(|| std::env::var("PATH").ok())
-        .unwrap_or_default();
-    std::env::split_paths(&path)
-        .map(|dir| cwd.join(dir).join(exe))
-        .find_map(|p| not_runnable(&p, &p.display().to_string()))
-        .or_else(|| Some(format!("executable `{exe}` not found (not on PATH)")))
+    let missing = if !exe.contains('/') {
+        format!("executable `{exe}` not found (not on PATH)")
+    } else if Path::new(exe).is_absolute() {
+        format!("executable `{exe}` not found")
+    } else {
+        format!("executable `{exe}` not found (looked in {})", cwd.display())
+    };
+    candidates(exe, cwd, env)
+        .iter()
+        .find_map(|p| not_runnable(p))
+        .or(Some(missing))
 }
 
 /// Deserializes TOML, turning errors into (key path, reason).

@@ -38,25 +38,32 @@ fn logs(out: &Path) -> String {
     all
 }
 
-/// A short Dakon match into `out` with `extra` options.
-fn dakon_match(out: &Path, extra: &[&str]) -> Output {
+/// A 3-hole Dakon match between `bots` into `out`, with `extra` options.
+fn match_into(out: &Path, bots: [&str; 2], extra: &[&str]) -> Output {
     let mut args = vec![
         "match",
         "--game",
         "dakon",
         "--param",
         "holes=3",
-        "--games",
-        "1",
         "--quiet",
         "--out",
         out.to_str().unwrap(),
+        "--bot",
+        bots[0],
+        "--bot",
+        bots[1],
     ];
-    let bot = testbot("t");
-    let first = format!("f={ARENA} bot-first");
-    args.extend(["--bot", &bot, "--bot", &first]);
     args.extend_from_slice(extra);
     run(&args)
+}
+
+/// One game of the test bot (seat 0, logging each `go`) against the
+/// built-in bot, with `extra` options.
+fn dakon_match(out: &Path, extra: &[&str]) -> Output {
+    let mut all = vec!["--games", "1"];
+    all.extend_from_slice(extra);
+    match_into(out, [&testbot("t"), &format!("f={ARENA} bot-first")], &all)
 }
 
 fn tmp() -> tempfile::TempDir {
@@ -113,22 +120,8 @@ fn match_time_shorthands_refuse_the_ms_flags_beside_them() {
 /// 2-game match.
 fn a_match(dir: &Path) -> PathBuf {
     let out = dir.join("m");
-    let o = run(&[
-        "match",
-        "--game",
-        "dakon",
-        "--param",
-        "holes=3",
-        "--games",
-        "2",
-        "--quiet",
-        "--out",
-        out.to_str().unwrap(),
-        "--bot",
-        &format!("a={ARENA} bot-first"),
-        "--bot",
-        &format!("b={ARENA} bot-first"),
-    ]);
+    let bots = ["a", "b"].map(|n| format!("{n}={ARENA} bot-first"));
+    let o = match_into(&out, [&bots[0], &bots[1]], &["--games", "2"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     out
 }
