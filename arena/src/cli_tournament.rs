@@ -171,6 +171,7 @@ fn run_tournament(args: &TournamentArgs, path: &Path) -> Result<(), Failure> {
             })
             .collect(),
         commands: config.bots.iter().map(|b| b.command.clone()).collect(),
+        keep: config.bots.iter().map(|b| b.keep).collect(),
         time: crate::referee::TimeControl {
             movetime: tc.movetime_ms.map(Duration::from_millis),
             time: tc.time_ms.map(Duration::from_millis),
@@ -180,6 +181,7 @@ fn run_tournament(args: &TournamentArgs, path: &Path) -> Result<(), Failure> {
         limits: Limits::default(),
         opening_plies: config.random_opening_plies,
         run_dir: out.clone(),
+        kept: Default::default(),
     };
     let opts = RunOptions {
         out: out.clone(),

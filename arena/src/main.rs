@@ -20,10 +20,11 @@ mod cli;
 
 /// Referee and tournament harness for bot-versus-bot Dakon and Ludus latrunculorum.
 #[derive(Parser)]
-#[command(name = "arena", version)]
+// Alone, `arena` prints the help to stderr and exits with 2, as clap tools do.
+#[command(name = "arena", version, arg_required_else_help = true)]
 struct Cli {
     #[command(subcommand)]
-    command: Option<Command>,
+    command: Command,
 }
 
 #[derive(Subcommand)]
@@ -117,6 +118,16 @@ struct MatchArgs {
     /// Increment per move, in ms (with --time).
     #[arg(long, value_name = "MS", default_value_t = 0)]
     inc: u64,
+    /// Game clock and increment in seconds, as in cutechess-cli and
+    /// fastchess: 60+0.6 (60 s, 0.6 s more per move), 1:30+1, 10 (no
+    /// increment). Instead of --time and --inc.
+    #[arg(long, value_name = "SECS+INC", conflicts_with_all = ["time", "inc"],
+          value_parser = arena::config::parse_tc)]
+    tc: Option<(u64, u64)>,
+    /// Limit per decision in seconds, e.g. 0.2. Instead of --movetime.
+    #[arg(long, value_name = "SECS", conflicts_with = "movetime",
+          value_parser = arena::config::parse_st)]
+    st: Option<u64>,
     /// Overrun tolerated before a bot loses on time, in ms.
     #[arg(long, value_name = "MS", default_value_t = 50)]
     margin: u64,
@@ -152,29 +163,24 @@ struct MatchArgs {
 }
 
 fn main() -> ExitCode {
+    cli::pipe::install();
     let cli = Cli::parse();
     match cli.command {
-        None => {
-            let names: Vec<&str> = games::GAMES.iter().map(|(n, _)| *n).collect();
-            println!("games: {}", names.join(", "));
-            println!("run `arena --help` for the commands");
-            ExitCode::SUCCESS
-        }
-        Some(Command::BotFirst) => bot_first(),
-        Some(Command::BenchEcho) => {
+        Command::BotFirst => bot_first(),
+        Command::BenchEcho => {
             arena::bench::echo_child();
             ExitCode::SUCCESS
         }
-        Some(Command::Bench(args)) => bench(args),
-        Some(Command::Tournament(args)) => arena::cli_tournament::tournament(args),
-        Some(Command::Merge(args)) => arena::cli_tournament::merge(args),
-        Some(Command::Slurm(args)) => arena::slurm::slurm(args),
-        Some(Command::Ratings(args)) => ratings_command(args),
-        Some(Command::Report(args)) => cli::report::report(args),
-        Some(Command::Show(args)) => cli::report::show(args),
-        Some(Command::Play(args)) => cli::report::play(args),
-        Some(Command::CheckBot(args)) => arena::checkbot::main(args),
-        Some(Command::Match(args)) => match run_match(args) {
+        Command::Bench(args) => bench(args),
+        Command::Tournament(args) => arena::cli_tournament::tournament(args),
+        Command::Merge(args) => arena::cli_tournament::merge(args),
+        Command::Slurm(args) => arena::slurm::slurm(args),
+        Command::Ratings(args) => ratings_command(args),
+        Command::Report(args) => cli::report::report(args),
+        Command::Show(args) => cli::report::show(args),
+        Command::Play(args) => cli::report::play(args),
+        Command::CheckBot(args) => arena::checkbot::main(args),
+        Command::Match(args) => match run_match(args) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("arena match: {}", escape(&e.to_string()));
@@ -201,9 +207,16 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
     for spec in [&a, &b] {
         arena::display::check_name(&spec.name).map_err(|why| format!("--bot: bot name {why}"))?;
     }
+    let here =
+        std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
     for spec in [&mut a, &mut b] {
         spec.resources = args.bot_limits.resources()?;
         spec.sandbox = args.sandbox;
+        let problem =
+            arena::config::executable_problem(&spec.command[0], &here, &Default::default());
+        if let Some(problem) = problem {
+            return Err(format!("bot `{}`: {problem}", spec.name));
+        }
     }
     if a.name == b.name {
         return Err(format!(
@@ -211,7 +224,11 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
             a.name
         ));
     }
-    let movetime = match (args.movetime, args.time) {
+    let (time, inc) = match args.tc {
+        Some((time, inc)) => (Some(time), inc),
+        None => (args.time, args.inc),
+    };
+    let movetime = match (args.movetime.or(args.st), time) {
         (None, None) => Some(1000),
         (m, _) => m,
     };
@@ -227,7 +244,7 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
     if args.sprt.is_some() && games % 2 == 1 {
         return Err("with --sprt, --games must be even: the test counts seat-swapped pairs".into());
     }
-    if movetime == Some(0) || args.time == Some(0) {
+    if movetime == Some(0) || time == Some(0) {
         return Err("--movetime and --time must be positive".into());
     }
     Ok(MatchConfig {
@@ -237,8 +254,8 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
         seed: args.seed,
         time: TimeControl {
             movetime: movetime.map(Duration::from_millis),
-            time: args.time.map(Duration::from_millis),
-            inc: Duration::from_millis(args.inc),
+            time: time.map(Duration::from_millis),
+            inc: Duration::from_millis(inc),
             margin: Duration::from_millis(args.margin),
         },
         limits: Limits {

@@ -417,3 +417,123 @@ fn a_gauntlet_pits_the_champion_against_every_other_bot() {
     }
     assert!(stdout.contains("b "), "{stdout}");
 }
+
+/// A config whose bots append a line to `<dir>/<name>.starts` each time
+/// their process starts (a `sh` wrapper that then execs the bot), so a test
+/// can count process starts.
+fn counted_config(dir: &std::path::Path, head: &str, bots: &[(&str, Vec<String>)]) -> PathBuf {
+    let mut text = format!(
+        "game = \"dakon\"\nseed = 5\n{head}\n[params]\nholes = 3\n\
+         [time_control]\nmovetime_ms = 2000\nmargin_ms = 1000\n"
+    );
+    for (name, command) in bots {
+        let starts = dir.join(format!("{name}.starts"));
+        let mut argv = vec![
+            "sh".to_string(),
+            "-c".to_string(),
+            format!("echo started >> '{}'; exec \"$0\" \"$@\"", starts.display()),
+        ];
+        argv.extend(command.iter().cloned());
+        text.push_str(&format!(
+            "[[bots]]\nname = \"{name}\"\ncommand = {}\n",
+            serde_json::to_string(&argv).unwrap()
+        ));
+    }
+    let path = dir.join("counted.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// How many times bot `name` was started since the last call (which resets the count).
+fn starts(dir: &std::path::Path, name: &str) -> usize {
+    let path = dir.join(format!("{name}.starts"));
+    let n = std::fs::read_to_string(&path)
+        .map(|t| t.lines().count())
+        .unwrap_or(0);
+    let _ = std::fs::remove_file(&path);
+    n
+}
+
+fn random_bot(seed: &str) -> Vec<String> {
+    let py = repo().join("bots/python/random_bot.py");
+    vec![
+        python().to_string(),
+        py.display().to_string(),
+        "--seed".into(),
+        seed.into(),
+    ]
+}
+
+#[test]
+fn kept_bots_play_the_same_games_in_fewer_processes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bots = [
+        ("a", random_bot("1")),
+        ("b", random_bot("2")),
+        ("first", vec![ARENA.to_string(), "bot-first".to_string()]),
+    ];
+    let fresh_config = counted_config(tmp.path(), "games = 4", &bots);
+    let fresh = tmp.path().join("fresh");
+    tournament(&fresh_config, &fresh, &["--concurrency", "2"]);
+    // 3 pairings of 4 games: each bot plays 8 games, each in a new process.
+    for (name, _) in &bots {
+        assert_eq!(starts(tmp.path(), name), 8, "{name}");
+    }
+
+    // The top-level default, overridden for one bot.
+    let mut text = std::fs::read_to_string(&fresh_config)
+        .unwrap()
+        .replace("games = 4", "games = 4\nkeep_bots = true");
+    text = text.replace(
+        "name = \"first\"\n",
+        "name = \"first\"\nkeep_bots = false\n",
+    );
+    let kept_config = tmp.path().join("kept.toml");
+    std::fs::write(&kept_config, text).unwrap();
+    let kept = tmp.path().join("kept");
+    tournament(&kept_config, &kept, &["--concurrency", "2"]);
+    // Every game still starts with `newgame` (the bots reseed on it): the
+    // same games as with fresh processes.
+    assert_same_results(&fresh, &kept);
+    for name in ["a", "b"] {
+        let n = starts(tmp.path(), name);
+        assert!((1..=2).contains(&n), "{name}: {n} starts on 2 game threads");
+    }
+    assert_eq!(starts(tmp.path(), "first"), 8, "keep_bots = false for it");
+    let manifest = std::fs::read_to_string(kept.join("tournament.json")).unwrap();
+    assert!(manifest.contains("\"keep\": true"), "{manifest}");
+}
+
+#[test]
+fn a_kept_bot_that_misbehaves_is_restarted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let testbot = repo().join("bots/test/testbot.py");
+    // `illegal --after 4`: fine for its process's first 4 decisions, then an
+    // illegal move at every decision (the process itself stays up).
+    let liar = vec![
+        python().to_string(),
+        testbot.display().to_string(),
+        "--mode".into(),
+        "illegal".into(),
+        "--after".into(),
+        "4".into(),
+    ];
+    let bots = [("a", random_bot("1")), ("liar", liar)];
+    let config = counted_config(tmp.path(), "games = 8\nkeep_bots = true", &bots);
+    let out = tmp.path().join("run");
+    tournament(&config, &out, &["--concurrency", "1"]);
+    let records = records_without_timing(&out);
+    assert_eq!(records.len(), 8);
+    let forfeits: Vec<bool> = records.iter().map(|r| r["reason"] == "illegal").collect();
+    let lost = forfeits.iter().filter(|&&f| f).count();
+    assert!(lost >= 1, "the liar never lied: {records:?}");
+    // A new process after every forfeit but one in the last game.
+    let restarts = lost - usize::from(forfeits[7]);
+    assert!(restarts >= 1, "no restart to see: {forfeits:?}");
+    assert_eq!(starts(tmp.path(), "liar"), 1 + restarts, "{forfeits:?}");
+    assert_eq!(
+        starts(tmp.path(), "a"),
+        1,
+        "the healthy bot is kept throughout"
+    );
+}
