@@ -327,6 +327,18 @@ pub struct TournamentFigures {
     pub base_rss_kib: f64,
     /// Mean plies of a game.
     pub plies_per_game: f64,
+    /// The same round robin with `keep_bots = true` (each game thread keeps
+    /// its bot processes from game to game), in the same rounds.
+    pub kept_games_per_sec_c1: f64,
+    pub kept_games_per_sec_cn: f64,
+    /// What kept bots save per game at concurrency 1: wall-clock ms
+    /// (`1000 / games_per_sec_c1 - 1000 / kept_games_per_sec_c1`) and CPU ms
+    /// of referee and bots.
+    pub kept_saves_ms_per_game_c1: f64,
+    pub kept_saves_cpu_ms_per_game_c1: f64,
+    /// The same at the number of cores, in wall-clock ms per game of the
+    /// whole run (games overlap).
+    pub kept_saves_ms_per_game_cn: f64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -889,8 +901,9 @@ fn tournament_once(
 
 /// A round robin of 5 instant bots (`opts.bot`, fresh processes for
 /// every game, full journaling with fsync) on Dakon, at concurrency 1 and at
-/// the number of cores, in rounds of one run each, alternating which comes
-/// first, so that a drifting load weighs on both alike.
+/// the number of cores, then the same with kept bots, in rounds of one run
+/// each, the order reversed from round to round, so that a drifting load
+/// weighs on all alike.
 pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, String> {
     let bots = 5;
     let rounds: u32 = if opts.quick { 1 } else { 5 };
@@ -898,7 +911,7 @@ pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, String
     let per_run = per_pairing * 10;
     let names: Vec<String> = (0..bots).map(|i| format!("first{i}")).collect();
     let command = opts.bot.command.clone();
-    let config = Normalized {
+    let config = |keep: bool| Normalized {
         name: "bench".into(),
         game: "dakon".into(),
         params: Vec::new(),
@@ -923,15 +936,17 @@ pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, String
                 env: Default::default(),
                 limits: Default::default(),
                 sandbox: Default::default(),
+                keep,
             })
             .collect(),
     };
     let game: Arc<dyn AnyGame> = Arc::from(games::new_game("dakon", &[]).expect("dakon"));
     let dir = std::env::temp_dir().join(format!("arena-bench-{}", std::process::id()));
-    let player = |run_dir: PathBuf| RefereePlayer {
+    let player = |run_dir: PathBuf, keep: bool| RefereePlayer {
         game: game.clone(),
         bots: names.iter().map(|n| opts.bot.spec(n)).collect(),
         commands: vec![command.clone(); bots],
+        keep: vec![keep; bots],
         time: TimeControl {
             movetime: Some(Duration::from_secs(1)),
             time: None,
@@ -942,29 +957,36 @@ pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, String
         limits: Limits::default(),
         opening_plies: 0,
         run_dir,
+        kept: Default::default(),
     };
     let n = cores().max(2);
     let base_rss_kib = status_kib("VmRSS:").unwrap_or(0.0);
-    let mut secs = [0.0f64; 2];
-    let mut cpu = [0.0f64; 2];
+    // Indexed [fresh c1, fresh cN, kept c1, kept cN].
+    let mut secs = [0.0f64; 4];
+    let mut cpu = [0.0f64; 4];
     let mut peak = [0.0f64; 2];
     let mut ratios = Vec::new();
     let mut plies = 0;
     let result = (|| {
         for round in 0..rounds {
-            let order = if round % 2 == 0 { [1, n] } else { [n, 1] };
+            let mut order = [(1, false), (n, false), (1, true), (n, true)];
+            if round % 2 == 1 {
+                order.reverse();
+            }
             let mut rate = [0.0f64; 2];
-            for concurrency in order {
-                let out = dir.join(format!("run{round}-{concurrency}"));
+            for (concurrency, keep) in order {
+                let out = dir.join(format!("run{round}-{concurrency}-{keep}"));
                 let (s, kib, p, c) =
-                    tournament_once(&config, player(out.clone()), &out, concurrency)?;
+                    tournament_once(&config(keep), player(out.clone(), keep), &out, concurrency)?;
                 let _ = std::fs::remove_dir_all(&out);
-                let k = usize::from(concurrency != 1);
+                let k = usize::from(concurrency != 1) + 2 * usize::from(keep);
                 secs[k] += s;
                 cpu[k] += c;
-                peak[k] = peak[k].max(kib / concurrency as f64);
-                rate[k] = f64::from(per_run) / s;
-                plies += p;
+                if !keep {
+                    peak[k] = peak[k].max(kib / concurrency as f64);
+                    rate[k] = f64::from(per_run) / s;
+                    plies += p;
+                }
             }
             ratios.push(rate[1] / rate[0]);
         }
@@ -974,6 +996,7 @@ pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, String
     result?;
     let games = f64::from(per_run * rounds);
     let rate = secs.map(|s| games / s);
+    let ms_per_game = secs.map(|s| s * 1e3 / games);
     Ok(TournamentFigures {
         games: per_run * rounds,
         bots,
@@ -987,6 +1010,11 @@ pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, String
         scaling_max: ratios.iter().copied().fold(0.0, f64::max),
         cpu_ms_per_game_c1: cpu[0] * 1e3 / games,
         cpu_ms_per_game_cn: cpu[1] * 1e3 / games,
+        kept_games_per_sec_c1: rate[2],
+        kept_games_per_sec_cn: rate[3],
+        kept_saves_ms_per_game_c1: ms_per_game[0] - ms_per_game[2],
+        kept_saves_cpu_ms_per_game_c1: (cpu[0] - cpu[2]) * 1e3 / games,
+        kept_saves_ms_per_game_cn: ms_per_game[1] - ms_per_game[3],
         cores_busy_c1: cpu[0] / secs[0],
         cores_busy_cn: cpu[1] / secs[1],
         peak_kib_per_game_c1: peak[0],
@@ -1226,6 +1254,17 @@ impl fmt::Display for BenchReport {
             f,
             "  referee peak memory per concurrent game: {:.0} KiB at concurrency 1, {:.0} KiB at {} (resident before: {:.0} KiB)",
             t.peak_kib_per_game_c1, t.peak_kib_per_game_cn, t.concurrency, t.base_rss_kib
+        )?;
+        writeln!(
+            f,
+            "  keep_bots = true   {:>8.1} games/s at concurrency 1, {:.1} at {}: saves {:.2} ms/game ({:.2} ms CPU) at 1, {:.2} ms/game at {}",
+            t.kept_games_per_sec_c1,
+            t.kept_games_per_sec_cn,
+            t.concurrency,
+            t.kept_saves_ms_per_game_c1,
+            t.kept_saves_cpu_ms_per_game_c1,
+            t.kept_saves_ms_per_game_cn,
+            t.concurrency
         )?;
         let s = &self.process_start;
         writeln!(f)?;

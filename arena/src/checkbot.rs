@@ -108,6 +108,69 @@ impl Report {
     pub fn warnings(&self) -> usize {
         self.lines.iter().filter(|(l, _)| *l == Level::Warn).count()
     }
+
+    /// After a failure: the last lines the bot wrote to stderr (often the
+    /// reason it died, such as an interpreter's `Can't open perl script`),
+    /// if it wrote any. The bot must have stopped, so that all of it is in
+    /// the log.
+    fn stderr_tail(&mut self, bot: &Bot) {
+        let Some(tail) = bot.log_path().and_then(|p| last_lines(p, STDERR_LINES)) else {
+            return;
+        };
+        println!("     its stderr ended with:");
+        for line in tail {
+            println!("     | {line}");
+        }
+    }
+}
+
+/// How many of the bot's last stderr lines a failure shows.
+const STDERR_LINES: usize = 10;
+
+/// The last `n` lines of a log file, each made safe for a terminal (control
+/// characters shown escaped) and cut to [`protocol::SHOW`] characters; `None`
+/// for a missing or empty file.
+fn last_lines(path: &std::path::Path, n: usize) -> Option<Vec<String>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = std::fs::File::open(path).ok()?;
+    let len = file.metadata().ok()?.len();
+    // The end is enough: n lines of at most SHOW characters, and some.
+    let from = len.saturating_sub((n * protocol::SHOW * 4) as u64);
+    file.seek(SeekFrom::Start(from)).ok()?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).ok()?;
+    let text = String::from_utf8_lossy(&bytes);
+    let mut lines: Vec<&str> = text.lines().collect();
+    if from > 0 && !lines.is_empty() {
+        lines.remove(0); // cut mid-line
+    }
+    while lines.last().is_some_and(|l| l.trim().is_empty()) {
+        lines.pop();
+    }
+    if lines.is_empty() {
+        return None;
+    }
+    let start = lines.len().saturating_sub(n);
+    Some(
+        lines[start..]
+            .iter()
+            .map(|l| {
+                let safe: String = l
+                    .chars()
+                    .flat_map(|c| {
+                        let keep = !c.is_control() || c == '\t';
+                        let shown: Vec<char> = if keep {
+                            vec![c]
+                        } else {
+                            c.escape_default().collect()
+                        };
+                        shown
+                    })
+                    .collect();
+                protocol::truncate(&safe, protocol::SHOW)
+            })
+            .collect(),
+    )
 }
 
 /// Slower than this to `ready` is worth a warning.
@@ -132,6 +195,12 @@ pub fn main(args: CheckBotArgs) -> ExitCode {
     };
     if args.movetime == 0 {
         eprintln!("arena check-bot: --movetime must be positive");
+        return ExitCode::from(2);
+    }
+    let here = std::env::current_dir().unwrap_or_else(|_| ".".into());
+    let problem = crate::config::executable_problem(&args.command[0], &here, &Default::default());
+    if let Some(problem) = problem {
+        eprintln!("arena check-bot: cannot start bot command: {problem}");
         return ExitCode::from(2);
     }
     let runtime = match tokio::runtime::Builder::new_current_thread()
@@ -236,6 +305,10 @@ struct Ctx {
     movetime: Duration,
     margin: Duration,
     rng: ChaCha8Rng,
+    /// Each start of the bot writes its stderr to a file of its own here,
+    /// so that a failure can show how the bot's stderr ended.
+    logs: tempfile::TempDir,
+    starts: std::cell::Cell<usize>,
 }
 
 /// How a game for the bot starts.
@@ -270,6 +343,11 @@ pub async fn check(
         movetime: Duration::from_millis(args.movetime),
         margin: Duration::from_millis(args.margin),
         rng: ChaCha8Rng::seed_from_u64(args.seed),
+        logs: tempfile::Builder::new()
+            .prefix("arena-check-bot-")
+            .tempdir()
+            .map_err(|e| format!("cannot make a temporary directory for the bot's stderr: {e}"))?,
+        starts: std::cell::Cell::new(0),
     };
     let mut report = Report::default();
 
@@ -309,6 +387,7 @@ pub async fn check(
                 report.push(Level::Fail, format!("{}: {text}", sc.label));
                 if let Some(mut b) = bot.take() {
                     b.kill().await;
+                    report.stderr_tail(&b);
                 }
             }
         }
@@ -330,7 +409,10 @@ pub async fn check(
 
 /// Starts the bot and checks the handshake. `Ok(None)`: it failed (reported).
 async fn start(ctx: &Ctx, report: &mut Report, first: bool) -> Result<Option<Bot>, String> {
-    let mut bot = Bot::spawn(ctx.spec.clone(), &ctx.limits, None).map_err(|e| {
+    let n = ctx.starts.get() + 1;
+    ctx.starts.set(n);
+    let log = ctx.logs.path().join(format!("start-{n}.log"));
+    let mut bot = Bot::spawn(ctx.spec.clone(), &ctx.limits, Some(&log)).map_err(|e| {
         format!(
             "cannot start bot command `{}`: {e}",
             ctx.spec.command_line()
@@ -376,6 +458,7 @@ async fn start(ctx: &Ctx, report: &mut Report, first: bool) -> Result<Option<Bot
             };
             report.push(Level::Fail, text);
             bot.shutdown().await;
+            report.stderr_tail(&bot);
             Ok(None)
         }
     }

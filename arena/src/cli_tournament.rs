@@ -181,6 +181,7 @@ fn run_tournament(args: &TournamentArgs, path: &Path) -> Result<(), Failure> {
             })
             .collect(),
         commands: config.bots.iter().map(|b| b.command.clone()).collect(),
+        keep: config.bots.iter().map(|b| b.keep).collect(),
         time: crate::referee::TimeControl {
             movetime: tc.movetime_ms.map(Duration::from_millis),
             time: tc.time_ms.map(Duration::from_millis),
@@ -196,6 +197,7 @@ fn run_tournament(args: &TournamentArgs, path: &Path) -> Result<(), Failure> {
         },
         opening_plies: config.random_opening_plies,
         run_dir: out.clone(),
+        kept: Default::default(),
     };
     let opts = RunOptions {
         out: out.clone(),
@@ -235,7 +237,11 @@ fn run_tournament(args: &TournamentArgs, path: &Path) -> Result<(), Failure> {
             String::new()
         }
     );
-    print!("{}", summary.standings.table());
+    // A shard's games are a slice of the schedule: points only; the
+    // ratings (one standings table) come with the whole set of games.
+    if args.shard.is_some() {
+        print!("{}", summary.standings.table());
+    }
     println!(
         "reports: {} ({}, {})",
         summary.dir.display(),
@@ -243,14 +249,31 @@ fn run_tournament(args: &TournamentArgs, path: &Path) -> Result<(), Failure> {
         tournament::GAMES_CSV
     );
     if args.shard.is_none() {
-        let opts = RatingOptions {
-            seed: normalized.seed,
-            ..RatingOptions::default()
-        };
-        let written = crate::report::write_all(&summary.dir, &opts).map_err(Failure::Report)?;
+        let written = crate::report::write_all(&summary.dir, &RatingOptions::default())
+            .map_err(Failure::Report)?;
         print!("{}", written.summary());
+        print!("{}", forfeits(&summary.standings));
     }
     Ok(())
+}
+
+/// The losses by forfeit, which the ratings table does not show; empty
+/// when there were none.
+fn forfeits(standings: &tournament::Standings) -> String {
+    let lost: Vec<String> = standings
+        .rows
+        .iter()
+        .filter(|r| r.forfeits > 0)
+        .map(|r| format!("{} {}", r.name, r.forfeits))
+        .collect();
+    if lost.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "losses by forfeit (timeout, crash, illegal move, protocol): {}\n",
+            lost.join(", ")
+        )
+    }
 }
 
 /// Runs `arena merge`; prints errors and returns the exit code.
@@ -258,7 +281,6 @@ pub fn merge(args: MergeArgs) -> ExitCode {
     match tournament::merge(&args.dirs, args.out.as_deref()) {
         Ok(s) => {
             println!("merged {} games from {} runs", s.games, args.dirs.len());
-            print!("{}", s.standings.table());
             println!(
                 "reports: {} ({}, {})",
                 s.dir.display(),
@@ -268,6 +290,7 @@ pub fn merge(args: MergeArgs) -> ExitCode {
             match crate::report::write_all(&s.dir, &RatingOptions::default()) {
                 Ok(written) => {
                     print!("{}", written.summary());
+                    print!("{}", forfeits(&s.standings));
                     ExitCode::SUCCESS
                 }
                 Err(e) => {

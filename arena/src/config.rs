@@ -64,6 +64,9 @@ struct RawConfig {
     concurrency: Option<usize>,
     #[serde(default)]
     random_opening_plies: u32,
+    /// The default of every bot's `keep_bots`.
+    #[serde(default)]
+    keep_bots: bool,
     #[serde(default)]
     ponder: bool,
     time_control: RawTimeControl,
@@ -80,6 +83,11 @@ struct RawTimeControl {
     movetime_ms: Option<u64>,
     time_ms: Option<u64>,
     inc_ms: Option<u64>,
+    /// `"60+0.6"`: the game clock and increment in seconds (instead of
+    /// `time_ms` and `inc_ms`).
+    tc: Option<toml::Value>,
+    /// Seconds per move (instead of `movetime_ms`).
+    st: Option<toml::Value>,
     #[serde(default = "default_margin")]
     margin_ms: u64,
 }
@@ -101,6 +109,7 @@ struct RawBot {
     limits: LimitSettings,
     #[serde(default)]
     sandbox: Sandbox,
+    keep_bots: Option<bool>,
 }
 
 /// Time per decision. At least one of `movetime_ms` and `time_ms` is set.
@@ -134,6 +143,9 @@ pub struct Bot {
     pub limits: LimitSettings,
     /// `sandbox = "auto"` (the default), `"bwrap"` or `"none"`.
     pub sandbox: Sandbox,
+    /// Whether its process is kept from one game to the next (`keep_bots`,
+    /// per bot or the config's default).
+    pub keep: bool,
 }
 
 /// A validated tournament config.
@@ -191,6 +203,10 @@ pub struct NormalizedBot {
     pub limits: LimitSettings,
     #[serde(default, skip_serializing_if = "is_default")]
     pub sandbox: Sandbox,
+    /// `keep_bots`: a well-behaved bot plays the same with or without it,
+    /// but a bot that carries state from game to game does not.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub keep: bool,
 }
 
 fn is_default<T: Default + PartialEq>(v: &T) -> bool {
@@ -344,10 +360,12 @@ impl Config {
             let cwd_as_written = b.cwd.clone().unwrap_or_else(|| ".".into());
             let cwd = base.join(&cwd_as_written);
             if !cwd.is_dir() {
-                return Err(err(
-                    &key("cwd"),
-                    format!("directory {} does not exist", cwd.display()),
-                ));
+                let reason = if cwd.exists() {
+                    format!("{} is a file, not a directory", cwd.display())
+                } else {
+                    format!("directory {} does not exist", cwd.display())
+                };
+                return Err(err(&key("cwd"), reason));
             }
             let cwd = cwd.canonicalize().map_err(|e| {
                 err(
@@ -365,6 +383,7 @@ impl Config {
                 env: b.env.clone(),
                 limits: b.limits.clone(),
                 sandbox: b.sandbox,
+                keep: b.keep_bots.unwrap_or(raw.keep_bots),
             });
         }
 
@@ -435,12 +454,42 @@ impl Config {
         }
 
         // Time control.
-        let tc = &raw.time_control;
+        let mut tc = raw.time_control.clone();
+        let text_of = |key: &str, v: &toml::Value| match v {
+            toml::Value::String(s) => Ok(s.clone()),
+            toml::Value::Integer(i) => Ok(i.to_string()),
+            toml::Value::Float(f) => Ok(f.to_string()),
+            _ => Err(err(key, "must be a string or a number of seconds".into())),
+        };
+        if let Some(v) = &tc.tc {
+            let key = "time_control.tc";
+            if tc.time_ms.is_some() || tc.inc_ms.is_some() {
+                return Err(err(
+                    key,
+                    "give the game clock once: tc, or time_ms with inc_ms, not both".into(),
+                ));
+            }
+            let (time, inc) = parse_tc(&text_of(key, v)?).map_err(|e| err(key, e))?;
+            (tc.time_ms, tc.inc_ms) = (Some(time), Some(inc));
+        }
+        if let Some(v) = &tc.st {
+            let key = "time_control.st";
+            if tc.movetime_ms.is_some() {
+                return Err(err(
+                    key,
+                    "give the limit per move once: st or movetime_ms, not both".into(),
+                ));
+            }
+            let ms = parse_st(&text_of(key, v)?).map_err(|e| err(key, e))?;
+            tc.movetime_ms = Some(ms);
+        }
         match (tc.movetime_ms, tc.time_ms) {
             (None, None) => {
                 return Err(err(
                     "time_control",
-                    "set movetime_ms, or time_ms (with optional inc_ms), or both".into(),
+                    "set movetime_ms (or st, in seconds), or time_ms with optional inc_ms \
+                     (or tc = \"SECONDS+INCREMENT\"), or both"
+                        .into(),
                 ))
             }
             (Some(0), _) => {
@@ -498,19 +547,8 @@ impl Config {
     /// `.py`, `.js`, `.rb`, `.pl`, `.sh`, `.jar`) name existing files.
     pub fn check_bot(&self, i: usize) -> Result<(), ConfigError> {
         let bot = &self.bots[i];
-        let exe = &bot.command[0];
-        if resolve_executable(exe, &bot.cwd, &bot.env).is_none() {
-            return Err(self.error(
-                format!("bots[{i}].command"),
-                format!(
-                    "executable `{exe}` not found ({})",
-                    if exe.contains('/') {
-                        format!("looked in {}", bot.cwd.display())
-                    } else {
-                        "not on PATH".into()
-                    }
-                ),
-            ));
+        if let Some(problem) = executable_problem(&bot.command[0], &bot.cwd, &bot.env) {
+            return Err(self.error(format!("bots[{i}].command"), problem));
         }
         for arg in &bot.command[1..] {
             let script = [".py", ".js", ".rb", ".pl", ".sh", ".jar"]
@@ -619,6 +657,7 @@ impl Config {
                     env: b.env.clone(),
                     limits: b.limits.clone(),
                     sandbox: b.sandbox,
+                    keep: b.keep,
                 })
                 .collect(),
         }
@@ -627,8 +666,87 @@ impl Config {
 
 use std::os::fd::AsFd;
 
-/// Finds an executable: a path (with `/`) relative to `cwd`, or a bare name
-/// on the bot's `PATH` (its `env.PATH` if given, else arena's).
+/// Seconds as engine testers write them (`60`, `0.6`, `1:30` for minutes
+/// and seconds), in whole milliseconds.
+pub fn seconds_to_ms(text: &str) -> Result<u64, String> {
+    let bad = || format!("`{text}` is not a number of seconds (e.g. 60, 0.5 or 1:30)");
+    let (minutes, seconds) = match text.split_once(':') {
+        Some((m, s)) if !m.is_empty() && m.bytes().all(|b| b.is_ascii_digit()) => {
+            (m.parse::<u64>().map_err(|_| bad())?, s)
+        }
+        Some(_) => return Err(bad()),
+        None => (0, text),
+    };
+    let (whole, fraction) = seconds.split_once('.').unwrap_or((seconds, ""));
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if whole.is_empty() && fraction.is_empty() || !digits(whole) || !digits(fraction) {
+        return Err(bad());
+    }
+    let fraction = fraction.trim_end_matches('0');
+    if fraction.len() > 3 {
+        return Err(format!(
+            "`{text}`: times are whole milliseconds (at most 3 decimals)"
+        ));
+    }
+    let whole: u64 = if whole.is_empty() {
+        0
+    } else {
+        whole.parse().map_err(|_| bad())?
+    };
+    let milli: u64 = format!("{fraction:0<3}").parse().map_err(|_| bad())?;
+    minutes
+        .checked_mul(60)
+        .and_then(|s| s.checked_add(whole))
+        .and_then(|s| s.checked_mul(1000))
+        .and_then(|ms| ms.checked_add(milli))
+        .ok_or_else(|| format!("`{text}` is too long a time"))
+}
+
+/// A game clock as `SECONDS+INCREMENT` (`60+0.6`; `1:30+1`; `60` for no
+/// increment), as cutechess-cli's and fastchess's `tc=`: (time, increment)
+/// in ms. Moves per period (`40/60`) are not supported.
+pub fn parse_tc(text: &str) -> Result<(u64, u64), String> {
+    if text.contains('/') {
+        return Err(format!(
+            "`{text}`: moves per period (`40/60`) are not supported; give SECONDS+INCREMENT, e.g. 60+0.6"
+        ));
+    }
+    let (time, inc) = match text.split_once('+') {
+        Some((t, i)) => (seconds_to_ms(t)?, seconds_to_ms(i)?),
+        None => (seconds_to_ms(text)?, 0),
+    };
+    if time == 0 {
+        return Err(format!("`{text}`: the game clock must be positive"));
+    }
+    Ok((time, inc))
+}
+
+/// A limit per move in seconds (`0.2`), in ms.
+pub fn parse_st(text: &str) -> Result<u64, String> {
+    match seconds_to_ms(text)? {
+        0 => Err(format!("`{text}`: the time per move must be positive")),
+        ms => Ok(ms),
+    }
+}
+
+/// Where `exe` is looked for, in order: a path (with `/`) relative to `cwd`,
+/// or a bare name in each directory of the bot's `PATH` (its `env.PATH` if
+/// given, else arena's).
+fn candidates(exe: &str, cwd: &Path, env: &BTreeMap<String, String>) -> Vec<PathBuf> {
+    if exe.contains('/') {
+        return vec![cwd.join(exe)];
+    }
+    let path = env
+        .get("PATH")
+        .cloned()
+        .or_else(|| std::env::var("PATH").ok())
+        .unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|dir| cwd.join(dir).join(exe))
+        .collect()
+}
+
+/// Finds an executable: the first of [`candidates`] that is an executable file.
 pub fn resolve_executable(
     exe: &str,
     cwd: &Path,
@@ -641,18 +759,54 @@ pub fn resolve_executable(
                 .map(|m| m.permissions().mode() & 0o111 != 0)
                 .unwrap_or(false)
     };
-    if exe.contains('/') {
-        let p = cwd.join(exe);
-        return runnable(&p).then_some(p);
+    candidates(exe, cwd, env).into_iter().find(|p| runnable(p))
+}
+
+/// Why `exe` (found as [`resolve_executable`] finds it) cannot be run, in
+/// the words a user needs: not there, a directory, or a file without the
+/// execute permission. `None` when it can be run.
+pub fn executable_problem(exe: &str, cwd: &Path, env: &BTreeMap<String, String>) -> Option<String> {
+    use std::os::unix::fs::PermissionsExt;
+    if resolve_executable(exe, cwd, env).is_some() {
+        return None;
     }
-    let path = env
-        .get("PATH")
-        .cloned()
-        .or_else(|| std::env::var("PATH").ok())
-        .unwrap_or_default();
-    std::env::split_paths(&path)
-        .map(|dir| cwd.join(dir).join(exe))
-        .find(|p| runnable(p))
+    let not_runnable = |p: &Path| -> Option<String> {
+        let meta = p.metadata().ok()?;
+        let shown = if !exe.contains('/') || Path::new(exe).is_absolute() {
+            p.display().to_string()
+        } else {
+            cwd.join(exe.trim_start_matches("./")).display().to_string()
+        };
+        Some(if meta.is_dir() {
+            format!("`{shown}` is a directory, not a program")
+        } else if meta.permissions().mode() & 0o111 == 0 {
+            let interpreter = match p.extension().and_then(|e| e.to_str()) {
+                Some("py") => "python3",
+                Some("js") => "node",
+                Some("pl") => "perl",
+                Some("rb") => "ruby",
+                Some("sh") => "sh",
+                _ => "INTERPRETER",
+            };
+            format!(
+                "`{shown}` is not executable: make it so (chmod +x), or put its \
+                 interpreter first (`{interpreter} {exe}`)"
+            )
+        } else {
+            format!("`{shown}` cannot be run")
+        })
+    };
+    let missing = if !exe.contains('/') {
+        format!("executable `{exe}` not found (not on PATH)")
+    } else if Path::new(exe).is_absolute() {
+        format!("executable `{exe}` not found")
+    } else {
+        format!("executable `{exe}` not found (looked in {})", cwd.display())
+    };
+    candidates(exe, cwd, env)
+        .iter()
+        .find_map(|p| not_runnable(p))
+        .or(Some(missing))
 }
 
 /// Deserializes TOML, turning errors into (key path, reason).
@@ -954,6 +1108,7 @@ env = { X = "1" }
         assert!(e.reason.contains("file `missing.py` not found"), "{e}");
         let e = parse_err(&good().replace("cwd = \"/tmp\"", "cwd = \"/no/such/dir\""));
         assert_eq!(e.key, "bots[0].cwd");
+        assert!(e.reason.contains("/no/such/dir does not exist"), "{e}");
         // A bot that is built first is checked after its build, not before.
         let c = parse(&good().replace(
             "command = [\"/bin/sh\"]",
@@ -971,6 +1126,124 @@ env = { X = "1" }
         .unwrap_err();
         assert_eq!(e.key, "bots[1].build");
         assert!(e.reason.contains("failed"), "{e}");
+    }
+
+    #[test]
+    fn time_shorthands_read_seconds_exactly() {
+        assert_eq!(parse_tc("60+0.6"), Ok((60_000, 600)));
+        assert_eq!(parse_tc("1:30+1"), Ok((90_000, 1000)));
+        assert_eq!(parse_tc("10"), Ok((10_000, 0)));
+        assert_eq!(parse_tc("0.5+0.005"), Ok((500, 5)));
+        assert_eq!(parse_st("0.2"), Ok(200));
+        assert_eq!(parse_st(".25"), Ok(250));
+        assert_eq!(parse_st("1.500"), Ok(1500));
+        for bad in [
+            "", "+1", "60+", "-1", "1e3", "abc", "1:", ":30", "1.2.3", "0x10",
+        ] {
+            assert!(parse_tc(bad).is_err(), "{bad}");
+        }
+        assert!(parse_st("0.0005")
+            .unwrap_err()
+            .contains("whole milliseconds"));
+        assert!(parse_st("0").unwrap_err().contains("positive"));
+        assert!(parse_tc("0+1").unwrap_err().contains("positive"));
+        assert!(parse_tc("40/60+0.6")
+            .unwrap_err()
+            .contains("moves per period"));
+    }
+
+    #[test]
+    fn time_control_shorthands_equal_the_ms_keys() {
+        let ms =
+            parse(&good().replace("movetime_ms = 20", "time_ms = 60000\ninc_ms = 600")).unwrap();
+        let tc = parse(&good().replace("movetime_ms = 20", "tc = \"60+0.6\"")).unwrap();
+        assert_eq!(tc.time_control, ms.time_control);
+        assert_eq!(tc.normalized().fingerprint(), ms.normalized().fingerprint());
+        for st in ["st = 0.02", "st = \"0.02\""] {
+            let c = parse(&good().replace("movetime_ms = 20", st)).unwrap();
+            assert_eq!(c.time_control, parse(&good()).unwrap().time_control, "{st}");
+        }
+        let c = parse(&good().replace("movetime_ms = 20", "st = 1\ntc = 30")).unwrap();
+        assert_eq!(
+            (
+                c.time_control.movetime_ms,
+                c.time_control.time_ms,
+                c.time_control.inc_ms
+            ),
+            (Some(1000), Some(30_000), 0)
+        );
+        let cases = [
+            ("movetime_ms = 20\nst = 0.5", "time_control.st", "not both"),
+            (
+                "movetime_ms = 20\ntc = \"60+1\"\ntime_ms = 5",
+                "time_control.tc",
+                "not both",
+            ),
+            (
+                "movetime_ms = 20\ntc = \"60+1\"\ninc_ms = 5",
+                "time_control.tc",
+                "not both",
+            ),
+            (
+                "tc = \"60+x\"",
+                "time_control.tc",
+                "not a number of seconds",
+            ),
+            (
+                "tc = true",
+                "time_control.tc",
+                "must be a string or a number",
+            ),
+            ("st = 0", "time_control.st", "positive"),
+        ];
+        for (to, key, reason) in cases {
+            let e = parse_err(&good().replace("movetime_ms = 20", to));
+            assert_eq!(e.key, key, "{to}: {e}");
+            assert!(e.reason.contains(reason), "{to}: {e}");
+        }
+    }
+
+    #[test]
+    fn commands_and_cwds_that_cannot_work_say_why() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display().to_string();
+        let script = dir.path().join("bot.sh");
+        std::fs::write(&script, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o644)).unwrap();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        let with = |command: &str, cwd: &str| {
+            let text = good()
+                .replacen("cwd = \"/tmp\"", &format!("cwd = \"{cwd}\""), 2)
+                .replace("command = [\"/bin/sh\"]", &format!("command = [{command}]"));
+            parse_err(&text)
+        };
+        let e = with("\"./bot.sh\"", &d);
+        assert_eq!(e.key, "bots[1].command");
+        assert!(e.reason.contains("bot.sh` is not executable"), "{e}");
+        assert!(e.reason.contains("chmod +x"), "{e}");
+        let e = with(&format!("\"{}\"", script.display()), "/tmp");
+        assert!(e.reason.contains("is not executable"), "{e}");
+        let e = with("\"./sub\"", &d);
+        assert!(
+            e.reason.contains("sub` is a directory, not a program"),
+            "{e}"
+        );
+        // An absolute path is looked for nowhere but where it says.
+        let e = with("\"/no/such/bot\"", "/tmp");
+        assert_eq!(e.reason, "executable `/no/such/bot` not found", "{e}");
+        let e = with("\"./gone\"", &d);
+        assert!(
+            e.reason.ends_with(&format!("not found (looked in {d})")),
+            "{e}"
+        );
+        // A file where a directory belongs.
+        let e = with("\"/bin/sh\"", &script.display().to_string());
+        assert_eq!(e.key, "bots[0].cwd");
+        assert!(
+            e.reason.contains("bot.sh is a file, not a directory"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -65,6 +65,23 @@ impl Lanes {
     pub fn handle(&self, lane: usize) -> &tokio::runtime::Handle {
         &self.lanes[lane].0
     }
+
+    /// Runs `task(lane)` on every lane at once and waits for them all: for
+    /// what must happen on a lane's own runtime, such as stopping the bot
+    /// processes a lane kept across its games.
+    pub async fn on_each<F, Fut>(&self, task: F)
+    where
+        F: Fn(usize) -> Fut,
+        Fut: std::future::Future<Output = ()> + Send + 'static,
+    {
+        let running: Vec<_> = (0..self.count())
+            .map(|lane| self.handle(lane).spawn(task(lane)))
+            .collect();
+        for r in running {
+            // A panic in the task is the task's; the other lanes still finish.
+            let _ = r.await;
+        }
+    }
 }
 
 /// The CPUs this process may run on.

@@ -20,10 +20,11 @@ mod cli;
 
 /// Referee and tournament harness for bot-versus-bot Dakon and Ludus latrunculorum.
 #[derive(Parser)]
-#[command(name = "arena", version)]
+// Alone, `arena` prints the help to stderr and exits with 2, as clap tools do.
+#[command(name = "arena", version, arg_required_else_help = true)]
 struct Cli {
     #[command(subcommand)]
-    command: Option<Command>,
+    command: Command,
 }
 
 #[derive(Subcommand)]
@@ -117,6 +118,16 @@ struct MatchArgs {
     /// Increment per move, in ms (with --time).
     #[arg(long, value_name = "MS", default_value_t = 0)]
     inc: u64,
+    /// Game clock and increment in seconds, as in cutechess-cli and
+    /// fastchess: 60+0.6 (60 s, 0.6 s more per move), 1:30+1, 10 (no
+    /// increment). Instead of --time and --inc.
+    #[arg(long, value_name = "SECS+INC", conflicts_with_all = ["time", "inc"],
+          value_parser = arena::config::parse_tc)]
+    tc: Option<(u64, u64)>,
+    /// Limit per decision in seconds, e.g. 0.2. Instead of --movetime.
+    #[arg(long, value_name = "SECS", conflicts_with = "movetime",
+          value_parser = arena::config::parse_st)]
+    st: Option<u64>,
     /// Overrun tolerated before a bot loses on time, in ms.
     #[arg(long, value_name = "MS", default_value_t = 50)]
     margin: u64,
@@ -162,16 +173,15 @@ struct MatchArgs {
 }
 
 fn main() -> ExitCode {
+    cli::pipe::install();
     let cli = Cli::parse();
     let runs_bots = matches!(
         cli.command,
-        Some(
-            Command::Match(_)
-                | Command::Tournament(_)
-                | Command::CheckBot(_)
-                | Command::Play(_)
-                | Command::Bench(_)
-        )
+        Command::Match(_)
+            | Command::Tournament(_)
+            | Command::CheckBot(_)
+            | Command::Play(_)
+            | Command::Bench(_)
     );
     if runs_bots {
         // Before any thread exists (see process::keeper).
@@ -186,27 +196,21 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> ExitCode {
     match cli.command {
-        None => {
-            let names: Vec<&str> = games::GAMES.iter().map(|(n, _)| *n).collect();
-            println!("games: {}", names.join(", "));
-            println!("run `arena --help` for the commands");
-            ExitCode::SUCCESS
-        }
-        Some(Command::BotFirst) => bot_first(),
-        Some(Command::BenchEcho) => {
+        Command::BotFirst => bot_first(),
+        Command::BenchEcho => {
             arena::bench::echo_child();
             ExitCode::SUCCESS
         }
-        Some(Command::Bench(args)) => bench(args),
-        Some(Command::Tournament(args)) => arena::cli_tournament::tournament(args),
-        Some(Command::Merge(args)) => arena::cli_tournament::merge(args),
-        Some(Command::Slurm(args)) => arena::slurm::slurm(args),
-        Some(Command::Ratings(args)) => ratings_command(args),
-        Some(Command::Report(args)) => cli::report::report(args),
-        Some(Command::Show(args)) => cli::report::show(args),
-        Some(Command::Play(args)) => cli::report::play(args),
-        Some(Command::CheckBot(args)) => arena::checkbot::main(args),
-        Some(Command::Match(args)) => match run_match(args) {
+        Command::Bench(args) => bench(args),
+        Command::Tournament(args) => arena::cli_tournament::tournament(args),
+        Command::Merge(args) => arena::cli_tournament::merge(args),
+        Command::Slurm(args) => arena::slurm::slurm(args),
+        Command::Ratings(args) => ratings_command(args),
+        Command::Report(args) => cli::report::report(args),
+        Command::Show(args) => cli::report::show(args),
+        Command::Play(args) => cli::report::play(args),
+        Command::CheckBot(args) => arena::checkbot::main(args),
+        Command::Match(args) => match run_match(args) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("arena match: {}", escape(&e.to_string()));
@@ -234,9 +238,16 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
         arena::display::check_name(&spec.name).map_err(|why| format!("--bot: bot name {why}"))?;
     }
     let (sandbox, _) = arena::process::sandbox::resolve(args.sandbox)?;
+    let here =
+        std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
     for spec in [&mut a, &mut b] {
         spec.resources = args.bot_limits.resources()?;
         spec.sandbox = sandbox;
+        let problem =
+            arena::config::executable_problem(&spec.command[0], &here, &Default::default());
+        if let Some(problem) = problem {
+            return Err(format!("bot `{}`: {problem}", spec.name));
+        }
     }
     if a.name == b.name {
         return Err(format!(
@@ -244,7 +255,11 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
             a.name
         ));
     }
-    let movetime = match (args.movetime, args.time) {
+    let (time, inc) = match args.tc {
+        Some((time, inc)) => (Some(time), inc),
+        None => (args.time, args.inc),
+    };
+    let movetime = match (args.movetime.or(args.st), time) {
         (None, None) => Some(1000),
         (m, _) => m,
     };
@@ -260,7 +275,7 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
     if args.sprt.is_some() && games % 2 == 1 {
         return Err("with --sprt, --games must be even: the test counts seat-swapped pairs".into());
     }
-    if movetime == Some(0) || args.time == Some(0) {
+    if movetime == Some(0) || time == Some(0) {
         return Err("--movetime and --time must be positive".into());
     }
     Ok(MatchConfig {
@@ -270,8 +285,8 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
         seed: args.seed,
         time: TimeControl {
             movetime: movetime.map(Duration::from_millis),
-            time: args.time.map(Duration::from_millis),
-            inc: Duration::from_millis(args.inc),
+            time: time.map(Duration::from_millis),
+            inc: Duration::from_millis(inc),
             margin: Duration::from_millis(args.margin),
             ponder: args.ponder,
         },
@@ -483,20 +498,15 @@ struct RatingsArgs {
     /// Starting rating of every system; Bradley-Terry ratings average to it.
     #[arg(long, default_value_t = RatingOptions::DEFAULT_ANCHOR)]
     anchor: f64,
-    /// Bootstrap resamples for the Bradley-Terry intervals and LOS (0: none).
-    #[arg(long, default_value_t = RatingOptions::DEFAULT_BOOTSTRAP)]
-    bootstrap: usize,
-    /// Seed of the bootstrap.
-    #[arg(long, default_value_t = RatingOptions::DEFAULT_SEED)]
-    seed: u64,
     /// Glicko RD growth per round.
     #[arg(long, default_value_t = RatingOptions::DEFAULT_GLICKO_C)]
     glicko_c: f64,
     /// Glicko-2 volatility constraint.
     #[arg(long, default_value_t = RatingOptions::DEFAULT_TAU)]
     tau: f64,
-    /// Virtual draws per bot against the pool average (Bradley-Terry prior;
-    /// 0 gives the plain maximum-likelihood fit, infinite for perfect scores).
+    /// Virtual draws per bot against the pool average (BayesElo-style
+    /// shrinkage of the Bradley-Terry ratings towards the average; 0, the
+    /// default, is the plain maximum-likelihood fit, Ordo's).
     #[arg(long, default_value_t = RatingOptions::DEFAULT_PRIOR_DRAWS)]
     prior_draws: f64,
     /// Where to write the CSVs (default: the report directory, or the games
@@ -561,8 +571,6 @@ fn ratings_command(a: RatingsArgs) -> ExitCode {
         anchor: a.anchor,
         glicko_c: a.glicko_c,
         glicko2_tau: a.tau,
-        bootstrap: a.bootstrap,
-        seed: a.seed,
         prior_draws: a.prior_draws,
     };
     let standings = rating::compute(&games, &opts);

@@ -9,7 +9,6 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::thread::ThreadId;
 
 use crate::bot::{BotSpec, Limits};
 use crate::config::{self, FormatKind, Normalized, NormalizedBot};
@@ -161,6 +160,7 @@ pub fn normalized(config: &MatchConfig) -> Normalized {
                 env: b.env.iter().cloned().collect(),
                 limits: Default::default(),
                 sandbox: b.sandbox,
+                keep: false,
             })
             .collect(),
     }
@@ -176,11 +176,11 @@ struct MatchPlayer {
     limits: Limits,
     keep: bool,
     out: PathBuf,
-    kept: Mutex<HashMap<ThreadId, [referee::Player; 2]>>,
+    kept: Mutex<HashMap<usize, [referee::Player; 2]>>,
 }
 
 impl tournament::Player for MatchPlayer {
-    async fn play(&self, job: GameJob) -> Result<GameRecord, String> {
+    async fn play(&self, job: GameJob, lane: usize) -> Result<GameRecord, String> {
         let setup = GameSetup {
             game: self.game.clone(),
             index: job.index,
@@ -191,8 +191,7 @@ impl tournament::Player for MatchPlayer {
             time: self.time,
             log_dir: Some(self.out.join(crate::store::LOGS)),
         };
-        // Each game thread runs one game at a time: its kept bots are its own.
-        let lane = std::thread::current().id();
+        // Each lane runs one game at a time: its kept bots are its own.
         let kept = self.kept.lock().expect("kept bots").remove(&lane);
         let mut pair = kept.unwrap_or_else(|| self.bots.clone().map(referee::Player::new));
         let [a, b] = &mut pair;
@@ -204,12 +203,8 @@ impl tournament::Player for MatchPlayer {
         Ok(record)
     }
 
-    async fn lane_done(&self) {
-        let kept = self
-            .kept
-            .lock()
-            .expect("kept bots")
-            .remove(&std::thread::current().id());
+    async fn finish_lane(&self, lane: usize) {
+        let kept = self.kept.lock().expect("kept bots").remove(&lane);
         if let Some(mut pair) = kept {
             for p in &mut pair {
                 p.release().await;

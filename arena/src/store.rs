@@ -337,6 +337,20 @@ pub fn read_records(path: &Path) -> Result<Vec<GameRecord>, StoreError> {
         .collect())
 }
 
+/// Appends `bytes` to `file` and syncs it; if that fails (a full disk), the
+/// file is cut back to where it was, so that it never ends in half a
+/// record (the journal has the games; a resume writes them again).
+fn append_whole(file: &mut File, bytes: &[u8], path: &Path) -> Result<(), StoreError> {
+    let before = file.metadata().map_err(io_err(path))?.len();
+    let written = file.write_all(bytes).and_then(|()| file.sync_data());
+    if let Err(e) = written {
+        let _ = file.set_len(before);
+        let _ = file.sync_data();
+        return Err(io_err(path)(e));
+    }
+    Ok(())
+}
+
 pub fn jsonl_line(r: &GameRecord) -> Vec<u8> {
     let mut line = serde_json::to_vec(r).expect("records serialize");
     line.push(b'\n');
@@ -921,14 +935,9 @@ impl Writer {
             }
         }
         if !ready.is_empty() {
-            let p = self.dir.join(GAMES_JSONL);
-            self.jsonl.write_all(&lines).map_err(io_err(&p))?;
-            self.jsonl.sync_data().map_err(io_err(&p))?;
-            let p = self.dir.join(GAMES_CSV);
-            self.csv
-                .write_all(&csv_bytes(&ready.iter().collect::<Vec<_>>(), false))
-                .map_err(io_err(&p))?;
-            self.csv.sync_data().map_err(io_err(&p))?;
+            let csv = csv_bytes(&ready.iter().collect::<Vec<_>>(), false);
+            append_whole(&mut self.jsonl, &lines, &self.dir.join(GAMES_JSONL))?;
+            append_whole(&mut self.csv, &csv, &self.dir.join(GAMES_CSV))?;
         }
         Ok(ready)
     }

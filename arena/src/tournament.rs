@@ -54,12 +54,21 @@ impl From<StoreError> for TournamentError {
 /// Plays one scheduled game to the end and returns its record (with the job's
 /// index, round, pair and seed). A bot's misbehaviour is a record (a forfeit),
 /// not an error; an error stops the tournament.
+///
+/// Games run on threads of their own ([`Lanes`]), one game at a time per
+/// lane; `lane` says which, so that a player may keep what belongs to a lane
+/// (kept bot processes, which live on that lane's runtime) until
+/// [`Player::finish_lane`] is called on the same lane after its last game.
 pub trait Player: Send + Sync + 'static {
-    fn play(&self, job: GameJob) -> impl Future<Output = Result<GameRecord, String>> + Send;
+    fn play(
+        &self,
+        job: GameJob,
+        lane: usize,
+    ) -> impl Future<Output = Result<GameRecord, String>> + Send;
 
-    /// Runs on each game thread once its last game is over (to stop bots
-    /// kept across games, say).
-    fn lane_done(&self) -> impl Future<Output = ()> + Send {
+    /// Called on lane `lane` once no more games will be played there (also
+    /// after an error or an interruption).
+    fn finish_lane(&self, _lane: usize) -> impl Future<Output = ()> + Send {
         async {}
     }
 }
@@ -508,6 +517,23 @@ async fn drive<P: Player>(
             "cannot start the game threads: {e}"
         )))
     })?;
+    let outcome = drive_lanes(&lanes, jobs, player.clone(), tx, ended).await;
+    lanes
+        .on_each(|lane| {
+            let player = player.clone();
+            async move { player.finish_lane(lane).await }
+        })
+        .await;
+    outcome
+}
+
+async fn drive_lanes<P: Player>(
+    lanes: &Lanes,
+    jobs: Vec<GameJob>,
+    player: Arc<P>,
+    tx: tokio::sync::mpsc::UnboundedSender<GameRecord>,
+    ended: Arc<tokio::sync::Notify>,
+) -> Result<(), DriveStop> {
     let mut free: Vec<usize> = (0..lanes.count()).rev().collect();
     let mut set = tokio::task::JoinSet::new();
     let mut jobs = jobs.into_iter();
@@ -552,13 +578,12 @@ async fn drive<P: Player>(
             free.pop();
             let player = player.clone();
             let play = async move {
-                let rec = player.play(job.clone()).await;
+                let rec = player.play(job.clone(), lane).await;
                 (lane, job, rec)
             };
             set.spawn_on(play, lanes.handle(lane));
         }
         if set.is_empty() {
-            finish_lanes(&lanes, &player).await;
             return Ok(());
         }
         tokio::select! {
@@ -566,7 +591,6 @@ async fn drive<P: Player>(
                 // The stop rule decided: what still runs is not needed.
                 set.abort_all();
                 while set.join_next().await.is_some() {}
-                finish_lanes(&lanes, &player).await;
                 return Ok(());
             }
             res = set.join_next() => {
@@ -592,16 +616,6 @@ async fn drive<P: Player>(
             }
         }
     }
-}
-
-/// Runs [`Player::lane_done`] on every lane.
-async fn finish_lanes<P: Player>(lanes: &Lanes, player: &Arc<P>) {
-    let mut set = tokio::task::JoinSet::new();
-    for lane in 0..lanes.count() {
-        let player = player.clone();
-        set.spawn_on(async move { player.lane_done().await }, lanes.handle(lane));
-    }
-    while set.join_next().await.is_some() {}
 }
 
 /// Progress on stderr: a bar with ETA and live standings on a terminal, a
@@ -686,8 +700,11 @@ impl Progress {
     }
 }
 
-/// Plays scheduled games with the referee: fresh bot processes for every
-/// game, the random opening drawn from the game seed.
+/// Plays scheduled games with the referee, the random opening drawn from the
+/// game seed. A bot gets a fresh process for every game, unless it is kept
+/// (`keep_bots`): then each lane keeps its process from one game to its next
+/// game on that lane (`newgame` again), and starts a new one only after the
+/// bot failed or lost by misbehaving.
 pub struct RefereePlayer {
     pub game: Arc<dyn crate::games::AnyGame>,
     /// In config order (a job's `seats` index this).
@@ -695,16 +712,48 @@ pub struct RefereePlayer {
     /// The bots' commands as written in the config, for the records (the
     /// specs may hold resolved paths).
     pub commands: Vec<Vec<String>>,
+    /// Per bot, in config order: whether its process is kept across games.
+    pub keep: Vec<bool>,
     pub time: crate::referee::TimeControl,
     pub limits: crate::bot::Limits,
     pub opening_plies: u32,
     /// The run directory: bots' stderr logs go to `logs/` in it, and records
     /// name them relative to it.
     pub run_dir: PathBuf,
+    /// The kept bots between their games: `KeptBots::default()`.
+    pub kept: KeptBots,
+}
+
+/// The running processes of kept bots, by lane and bot (config order). A lane
+/// plays one game at a time, so a (lane, bot) entry is never wanted twice at
+/// once; its process lives on that lane's runtime.
+#[derive(Debug, Default)]
+pub struct KeptBots(std::sync::Mutex<BTreeMap<(usize, usize), crate::referee::Player>>);
+
+impl KeptBots {
+    fn take(&self, lane: usize, bot: usize) -> Option<crate::referee::Player> {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&(lane, bot))
+    }
+
+    fn put(&self, lane: usize, bot: usize, player: crate::referee::Player) {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert((lane, bot), player);
+    }
+
+    fn take_lane(&self, lane: usize) -> Vec<crate::referee::Player> {
+        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let keys: Vec<(usize, usize)> = map.keys().filter(|k| k.0 == lane).copied().collect();
+        keys.into_iter().filter_map(|k| map.remove(&k)).collect()
+    }
 }
 
 impl Player for RefereePlayer {
-    async fn play(&self, job: GameJob) -> Result<GameRecord, String> {
+    async fn play(&self, job: GameJob, lane: usize) -> Result<GameRecord, String> {
         use crate::referee::{self, GameSetup};
         let setup = GameSetup {
             game: self.game.clone(),
@@ -716,12 +765,33 @@ impl Player for RefereePlayer {
             time: self.time,
             log_dir: Some(self.run_dir.join("logs")),
         };
-        let mut p0 = referee::Player::new(self.bots[job.seats[0]].clone());
-        let mut p1 = referee::Player::new(self.bots[job.seats[1]].clone());
-        let mut rec = referee::run_game(&setup, [&mut p0, &mut p1], false, &self.limits).await;
-        for (seat, &bot) in job.seats.iter().enumerate() {
+        let keep = job.seats.map(|b| self.keep[b]);
+        let [mut p0, mut p1] = job.seats.map(|b| {
+            self.kept
+                .take(lane, b)
+                .unwrap_or_else(|| referee::Player::new(self.bots[b].clone()))
+        });
+        let mut rec =
+            referee::run_game(&setup, [&mut p0, &mut p1], keep[0] || keep[1], &self.limits).await;
+        // run_game keeps both bots or neither: stop the one that is not kept.
+        if keep[0] != keep[1] {
+            let fresh = if keep[0] { &mut p1 } else { &mut p0 };
+            fresh.release().await;
+        }
+        for (seat, (&bot, player)) in job.seats.iter().zip([p0, p1]).enumerate() {
+            if keep[seat] && player.bot().is_some() {
+                self.kept.put(lane, bot, player);
+            }
             let s = &mut rec.seats[seat];
             s.command = self.commands[bot].clone();
+            if s.log.is_none() && keep[seat] != keep[1 - seat] {
+                // Stopped after run_game looked for its log: it may have
+                // written its first stderr bytes while stopping.
+                s.log = setup
+                    .log_path(seat, &self.bots[bot].name)
+                    .filter(|p| p.exists())
+                    .map(|p| p.display().to_string());
+            }
             if let Some(log) = &s.log {
                 if let Ok(rel) = Path::new(log).strip_prefix(&self.run_dir) {
                     s.log = Some(rel.display().to_string());
@@ -729,6 +799,14 @@ impl Player for RefereePlayer {
             }
         }
         Ok(rec)
+    }
+
+    async fn finish_lane(&self, lane: usize) {
+        let mut stopping = tokio::task::JoinSet::new();
+        for mut player in self.kept.take_lane(lane) {
+            stopping.spawn(async move { player.release().await });
+        }
+        while stopping.join_next().await.is_some() {}
     }
 }
 
@@ -938,6 +1016,7 @@ mod tests {
                     env: Default::default(),
                     limits: Default::default(),
                     sandbox: Default::default(),
+                    keep: false,
                 })
                 .collect(),
         }
@@ -961,7 +1040,7 @@ mod tests {
     }
 
     impl Player for Fake {
-        async fn play(&self, job: GameJob) -> Result<GameRecord, String> {
+        async fn play(&self, job: GameJob, _lane: usize) -> Result<GameRecord, String> {
             tokio::time::sleep(Duration::from_millis(job.seed % 7)).await;
             if self.fail_at == Some(job.index) {
                 return Err("simulated failure".into());
@@ -1247,7 +1326,9 @@ mod tests {
         let rt = rt();
         let c = config(3, 6, 5);
         let jobs = jobs_for(&c);
-        let good = rt.block_on(fake(&c, None).play(jobs[12].clone())).unwrap();
+        let good = rt
+            .block_on(fake(&c, None).play(jobs[12].clone(), 0))
+            .unwrap();
         type Forge = fn(&mut GameRecord);
         let forgeries: [(&str, Forge); 6] = [
             ("seed", |r| r.seed ^= 1),
@@ -1489,7 +1570,9 @@ mod tests {
         let c = config(2, 2, 1);
         let player = fake(&c, None);
         let rt = rt();
-        let mut r = rt.block_on(player.play(jobs_for(&c)[0].clone())).unwrap();
+        let mut r = rt
+            .block_on(player.play(jobs_for(&c)[0].clone(), 0))
+            .unwrap();
         r.seats[0].name = "a".into();
         r.seats[1].name = "b".into();
         r.result = GameResult::Seat0Wins;

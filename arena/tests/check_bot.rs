@@ -210,10 +210,50 @@ fn a_command_that_cannot_start_is_a_usage_error() {
     let (code, text) = check_bot("dakon", &[], &["./no-such-bot-here"]);
     assert_eq!(code, 2, "{text}");
     assert!(
-        text.contains("cannot start bot command `./no-such-bot-here`"),
+        text.contains("cannot start bot command: executable `./no-such-bot-here` not found"),
         "{text}"
     );
+    // Not "not found" for what is there but cannot run.
+    let (code, text) = check_bot("dakon", &[], &["./bots"]);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("is a directory, not a program"), "{text}");
     let (code, text) = check_bot("chess", &[], &[python()]);
     assert_eq!(code, 2, "{text}");
     assert!(text.contains("unknown game `chess`"), "{text}");
+}
+
+#[test]
+fn a_bot_that_dies_shows_how_its_stderr_ended() {
+    // The interpreter cannot open the script: its complaint says why.
+    let (code, text) = check_bot("dakon", &[], &[python(), "no_such_bot.py"]);
+    assert_eq!(code, 1, "{text}");
+    let fail = text
+        .lines()
+        .position(|l| l.starts_with("FAIL crashed before `ready`"))
+        .unwrap_or_else(|| panic!("{text}"));
+    let after: Vec<&str> = text.lines().skip(fail + 1).collect();
+    assert_eq!(after[0].trim(), "its stderr ended with:", "{text}");
+    assert!(
+        after[1].starts_with("     | ") && after[1].contains("no_such_bot.py"),
+        "{text}"
+    );
+    assert!(after[1].contains("No such file"), "{text}");
+
+    // Mid-game: the test bot logs each `go` to stderr, then exits.
+    let (code, text) = check_bot(
+        "latrunculi",
+        &["--movetime", "2000"],
+        &[python(), "bots/test/testbot.py", "--mode", "crash"],
+    );
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("its stderr ended with:"), "{text}");
+    assert!(text.contains("     | testbot: go time=-"), "{text}");
+    // A bot that writes nothing to stderr gets no such section.
+    let (_, text) = check_bot(
+        "dakon",
+        &[],
+        &[python(), "bots/test/testbot.py", "--mode", "exit-at-once"],
+    );
+    assert!(text.contains("FAIL crashed before `ready`"), "{text}");
+    assert!(!text.contains("its stderr ended with"), "{text}");
 }

@@ -671,7 +671,6 @@ fn hostile_names_are_text_in_csv_and_html() {
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
         .arg("ratings")
         .arg(out.join("games.csv"))
-        .args(["--bootstrap", "0"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));

@@ -595,7 +595,7 @@ fn interrupting_the_referee_kills_its_bots() {
     let marker = format!("sigint{}", std::process::id());
     let hang = testbot("hang", &format!("--mode timeout --illegal-move {marker}"));
     let hang2 = testbot("hang2", &format!("--mode timeout --illegal-move {marker}"));
-    let mut child = Command::new(arena())
+    let child = Command::new(arena())
         .args([
             "match",
             "--game",
@@ -606,6 +606,8 @@ fn interrupting_the_referee_kills_its_bots() {
         ])
         .arg(&out)
         .args(["--bot", &hang, "--bot", &hang2])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     let start = Instant::now();
@@ -621,8 +623,13 @@ fn interrupting_the_referee_kills_its_bots() {
         nix::sys::signal::Signal::SIGINT,
     )
     .unwrap();
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(130));
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("arena match: interrupted") && stderr.contains("--resume"),
+        "{stderr}"
+    );
     assert!(start.elapsed() < Duration::from_secs(10));
     let left = procs::settle(
         Duration::from_secs(2),

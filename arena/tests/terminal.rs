@@ -98,7 +98,7 @@ fn show_draws_any_recorded_position() {
     let file = file.to_str().unwrap();
     for r in &records {
         let k = r.index.to_string();
-        let out = arena(&["show", file, "--game", &k, "--ply", "2"], "");
+        let out = arena(&["show", file, "--index", &k, "--ply", "2"], "");
         let stdout = text(&out.stdout);
         assert!(out.status.success(), "{}", text(&out.stderr));
         assert!(stdout.contains(&format!("after ply 2 of {}", r.moves.len())));
@@ -107,15 +107,15 @@ fn show_draws_any_recorded_position() {
             Some([&r.seats[0].name, &r.seats[1].name])
         )));
         assert!(!stdout.contains("cannot draw"), "{stdout}");
-        let out = arena(&["show", file, "--game", &k], "");
+        let out = arena(&["show", file, "--index", &k], "");
         let stdout = text(&out.stdout);
         assert!(stdout.contains(&format!("result {} ({})", r.result, r.reason)));
         assert!(stdout.contains(&format!("{:>4}. seat", r.moves.len())));
     }
-    let out = arena(&["show", file, "--game", "999"], "");
+    let out = arena(&["show", file, "--index", "999"], "");
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("no game with index 999"));
-    let out = arena(&["show", file, "--game", "0", "--ply", "100000"], "");
+    let out = arena(&["show", file, "--index", "0", "--ply", "100000"], "");
     assert!(text(&out.stderr).contains("--ply must be 0..="));
 }
 

@@ -52,7 +52,12 @@ fn results_are_identical_at_concurrency_1_and_2() {
         assert_eq!(r["index"], i as u64);
         assert_eq!(r["opening_plies"], 1);
     }
-    assert!(out1.contains("W-D-L"), "{out1}");
+    // One standings table, by Bradley-Terry rating.
+    assert!(
+        out1.contains("95% interval") && out1.contains("LOS vs next"),
+        "{out1}"
+    );
+    assert_eq!(out1.matches("  # bot").count(), 1, "{out1}");
     assert!(
         out1.contains(&format!("reports: {}", one.display())),
         "{out1}"
@@ -144,6 +149,13 @@ fn resume_after_sigkill_plays_only_what_is_missing() {
     let stdout = tournament(&config, &out, &["--concurrency", "2", "--resume"]);
     assert!(stdout.contains("played now, the rest resumed"), "{stdout}");
     assert_same_results(&whole, &out);
+    for f in ["ratings.csv", "crosstable.csv", "los.csv"] {
+        assert_eq!(
+            std::fs::read(out.join(f)).unwrap(),
+            std::fs::read(whole.join(f)).unwrap(),
+            "{f}"
+        );
+    }
     assert!(!journal.exists());
     assert!(procs::with_env(&format!("ARENA_TEST_TAG={tag}")).is_empty());
 }
@@ -201,6 +213,20 @@ fn shards_run_as_separate_processes_merge_into_the_unsharded_run() {
     let stdout = ok(&arena(&args));
     assert!(stdout.contains("merged 12 games from 3 runs"), "{stdout}");
     assert_same_results(&whole, &merged);
+    // One answer per set of games: the unsharded run, the merge of the
+    // shards and `arena ratings` on the merge write the same ratings files.
+    let recomputed = tmp.path().join("recomputed");
+    ok(&arena(&[
+        "ratings",
+        merged.to_str().unwrap(),
+        "--out",
+        recomputed.to_str().unwrap(),
+    ]));
+    for f in ["ratings.csv", "crosstable.csv", "los.csv"] {
+        let want = std::fs::read(whole.join(f)).unwrap();
+        assert_eq!(std::fs::read(merged.join(f)).unwrap(), want, "{f}");
+        assert_eq!(std::fs::read(recomputed.join(f)).unwrap(), want, "{f}");
+    }
     // The merged report keeps the bots' logs its records point to.
     for r in records_without_timing(&merged) {
         for seat in r["seats"].as_array().unwrap() {
@@ -390,4 +416,124 @@ fn a_gauntlet_pits_the_champion_against_every_other_bot() {
         assert!(seats.contains(&"b"), "{seats:?}");
     }
     assert!(stdout.contains("b "), "{stdout}");
+}
+
+/// A config whose bots append a line to `<dir>/<name>.starts` each time
+/// their process starts (a `sh` wrapper that then execs the bot), so a test
+/// can count process starts.
+fn counted_config(dir: &std::path::Path, head: &str, bots: &[(&str, Vec<String>)]) -> PathBuf {
+    let mut text = format!(
+        "game = \"dakon\"\nseed = 5\n{head}\n[params]\nholes = 3\n\
+         [time_control]\nmovetime_ms = 2000\nmargin_ms = 1000\n"
+    );
+    for (name, command) in bots {
+        let starts = dir.join(format!("{name}.starts"));
+        let mut argv = vec![
+            "sh".to_string(),
+            "-c".to_string(),
+            format!("echo started >> '{}'; exec \"$0\" \"$@\"", starts.display()),
+        ];
+        argv.extend(command.iter().cloned());
+        text.push_str(&format!(
+            "[[bots]]\nname = \"{name}\"\ncommand = {}\n",
+            serde_json::to_string(&argv).unwrap()
+        ));
+    }
+    let path = dir.join("counted.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// How many times bot `name` was started since the last call (which resets the count).
+fn starts(dir: &std::path::Path, name: &str) -> usize {
+    let path = dir.join(format!("{name}.starts"));
+    let n = std::fs::read_to_string(&path)
+        .map(|t| t.lines().count())
+        .unwrap_or(0);
+    let _ = std::fs::remove_file(&path);
+    n
+}
+
+fn random_bot(seed: &str) -> Vec<String> {
+    let py = repo().join("bots/python/random_bot.py");
+    vec![
+        python().to_string(),
+        py.display().to_string(),
+        "--seed".into(),
+        seed.into(),
+    ]
+}
+
+#[test]
+fn kept_bots_play_the_same_games_in_fewer_processes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bots = [
+        ("a", random_bot("1")),
+        ("b", random_bot("2")),
+        ("first", vec![ARENA.to_string(), "bot-first".to_string()]),
+    ];
+    let fresh_config = counted_config(tmp.path(), "games = 4", &bots);
+    let fresh = tmp.path().join("fresh");
+    tournament(&fresh_config, &fresh, &["--concurrency", "2"]);
+    // 3 pairings of 4 games: each bot plays 8 games, each in a new process.
+    for (name, _) in &bots {
+        assert_eq!(starts(tmp.path(), name), 8, "{name}");
+    }
+
+    // The top-level default, overridden for one bot.
+    let mut text = std::fs::read_to_string(&fresh_config)
+        .unwrap()
+        .replace("games = 4", "games = 4\nkeep_bots = true");
+    text = text.replace(
+        "name = \"first\"\n",
+        "name = \"first\"\nkeep_bots = false\n",
+    );
+    let kept_config = tmp.path().join("kept.toml");
+    std::fs::write(&kept_config, text).unwrap();
+    let kept = tmp.path().join("kept");
+    tournament(&kept_config, &kept, &["--concurrency", "2"]);
+    // Every game still starts with `newgame` (the bots reseed on it): the
+    // same games as with fresh processes.
+    assert_same_results(&fresh, &kept);
+    for name in ["a", "b"] {
+        let n = starts(tmp.path(), name);
+        assert!((1..=2).contains(&n), "{name}: {n} starts on 2 game threads");
+    }
+    assert_eq!(starts(tmp.path(), "first"), 8, "keep_bots = false for it");
+    let manifest = std::fs::read_to_string(kept.join("tournament.json")).unwrap();
+    assert!(manifest.contains("\"keep\": true"), "{manifest}");
+}
+
+#[test]
+fn a_kept_bot_that_misbehaves_is_restarted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let testbot = repo().join("bots/test/testbot.py");
+    // `illegal --after 4`: fine for its process's first 4 decisions, then an
+    // illegal move at every decision (the process itself stays up).
+    let liar = vec![
+        python().to_string(),
+        testbot.display().to_string(),
+        "--mode".into(),
+        "illegal".into(),
+        "--after".into(),
+        "4".into(),
+    ];
+    let bots = [("a", random_bot("1")), ("liar", liar)];
+    let config = counted_config(tmp.path(), "games = 8\nkeep_bots = true", &bots);
+    let out = tmp.path().join("run");
+    tournament(&config, &out, &["--concurrency", "1"]);
+    let records = records_without_timing(&out);
+    assert_eq!(records.len(), 8);
+    let forfeits: Vec<bool> = records.iter().map(|r| r["reason"] == "illegal").collect();
+    let lost = forfeits.iter().filter(|&&f| f).count();
+    assert!(lost >= 1, "the liar never lied: {records:?}");
+    // A new process after every forfeit but one in the last game.
+    let restarts = lost - usize::from(forfeits[7]);
+    assert!(restarts >= 1, "no restart to see: {forfeits:?}");
+    assert_eq!(starts(tmp.path(), "liar"), 1 + restarts, "{forfeits:?}");
+    assert_eq!(
+        starts(tmp.path(), "a"),
+        1,
+        "the healthy bot is kept throughout"
+    );
 }

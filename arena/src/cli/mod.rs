@@ -2,4 +2,5 @@
 //! added to `main.rs` with one enum variant and one match arm.
 
 pub mod bot_seat;
+pub mod pipe;
 pub mod report;

@@ -14,10 +14,15 @@ pub struct ReportArgs {
 /// Draws a recorded position in the terminal.
 #[derive(clap::Args)]
 pub struct ShowArgs {
-    /// A games.jsonl file.
+    /// A games.jsonl file, or a report directory holding one.
     pub file: PathBuf,
-    /// The game's index (default: the first game in the file).
-    #[arg(long)]
+    /// The game's index (its position in the schedule, as in games.csv;
+    /// default: the first game in the file).
+    #[arg(long, value_name = "K")]
+    pub index: Option<u64>,
+    /// The old spelling of --index (elsewhere --game names the game, e.g.
+    /// dakon); accepted with a warning.
+    #[arg(long, value_name = "K", hide = true, conflicts_with = "index")]
     pub game: Option<u64>,
     /// Show the position after this many plies (default: the final position).
     #[arg(long)]
@@ -81,12 +86,45 @@ fn write_report(dir: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// `arena show FILE [--game K] [--ply P]`
+/// `arena show FILE|DIR [--index K] [--ply P]`
 pub fn show(args: ShowArgs) -> ExitCode {
-    exit("show", show_position(&args.file, args.game, args.ply))
+    if let Some(k) = args.game {
+        eprintln!(
+            "arena show: warning: --game {k} is now --index {k} (the game's index; \
+             elsewhere --game names the game); --game will stop working"
+        );
+    }
+    exit(
+        "show",
+        show_position(&args.file, args.index.or(args.game), args.ply),
+    )
 }
 
-fn show_position(file: &Path, game: Option<u64>, ply: Option<usize>) -> Result<(), String> {
+/// The games.jsonl of `path`: the file itself, or the one in a report
+/// directory.
+fn jsonl_of(path: &Path) -> Result<PathBuf, String> {
+    if path.is_dir() {
+        let file = path.join("games.jsonl");
+        return if file.is_file() {
+            Ok(file)
+        } else {
+            Err(format!(
+                "{}: no games.jsonl in this directory (give a report directory or a games.jsonl file)",
+                path.display()
+            ))
+        };
+    }
+    if path.extension().is_some_and(|e| e == "csv") {
+        return Err(format!(
+            "{}: games.csv holds no moves; give games.jsonl or the report directory",
+            path.display()
+        ));
+    }
+    Ok(path.to_path_buf())
+}
+
+fn show_position(path: &Path, game: Option<u64>, ply: Option<usize>) -> Result<(), String> {
+    let file = &jsonl_of(path)?;
     let records = arena::report::read_records(file).map_err(|e| e.to_string())?;
     let record = match game {
         None => records.first(),
@@ -108,7 +146,8 @@ fn show_position(file: &Path, game: Option<u64>, ply: Option<usize>) -> Result<(
     let ply = ply.unwrap_or(plies);
     if ply > plies {
         return Err(format!(
-            "game {} has {plies} plies; --ply must be 0..={plies}",
+            "{}: game {} has {plies} plies; --ply must be 0..={plies}",
+            file.display(),
             record.index
         ));
     }
@@ -155,7 +194,13 @@ fn play_game(args: &PlayArgs) -> Result<(), String> {
             arena::play::play(game.as_ref(), names, seats, &mut input, &mut out)
         }
     }
-    .map_err(|e| e.to_string())?;
+    .map_err(|e| {
+        if super::pipe::is_closed(&e) {
+            // The board goes to stdout: no reader, no game.
+            super::pipe::end_as_by_sigpipe();
+        }
+        e.to_string()
+    })?;
     match end {
         arena::play::PlayEnd::Finished(_) | arena::play::PlayEnd::Forfeit { .. } => Ok(()),
         arena::play::PlayEnd::Abandoned => Err("game abandoned before the end".into()),

@@ -1,13 +1,17 @@
 //! Ratings and statistics over finished games: Elo, Glicko and Glicko-2 (via
-//! `skillratings`), a Bradley-Terry maximum-likelihood fit with bootstrap
-//! intervals, likelihood of superiority, Wilson intervals and the SPRT.
+//! `skillratings`), a Bradley-Terry maximum-likelihood fit with
+//! score-test intervals and likelihood of superiority, Wilson intervals
+//! and the SPRT; and the simulations that check the intervals' coverage.
 //!
-//! Pure maths: no file I/O, no clocks, no randomness except the seeded
-//! bootstrap. The same games and options always give the same numbers.
-//! Every formula and its source is in `docs/statistics.md`.
+//! Pure maths: no file I/O, no clocks, no randomness (the calibration
+//! simulations draw from a seeded generator). The same games and options
+//! always give the same numbers, whichever command computes them. Every
+//! formula and its source is in `docs/statistics.md`.
 
 pub mod bradley_terry;
+pub mod calibration;
 pub mod elo;
+pub mod intervals;
 pub mod sprt;
 pub mod stats;
 
@@ -197,12 +201,9 @@ pub struct RatingOptions {
     pub glicko_c: f64,
     /// Glicko-2's volatility constraint tau.
     pub glicko2_tau: f64,
-    /// Bootstrap resamples for the Bradley-Terry intervals (0: none).
-    pub bootstrap: usize,
-    /// Seed of the bootstrap generator.
-    pub seed: u64,
-    /// Virtual draws each bot plays against the pool average (the prior
-    /// that keeps perfect scores finite).
+    /// Virtual draws each bot plays against the pool average
+    /// (BayesElo-style shrinkage; 0, the default, is the plain
+    /// maximum-likelihood fit).
     pub prior_draws: f64,
 }
 
@@ -213,9 +214,11 @@ impl RatingOptions {
     /// (0.06 * 173.7178): both systems grow RD alike per period.
     pub const DEFAULT_GLICKO_C: f64 = 0.06 * 173.7178;
     pub const DEFAULT_TAU: f64 = 0.5;
-    pub const DEFAULT_BOOTSTRAP: usize = 1000;
-    pub const DEFAULT_SEED: u64 = 1;
-    pub const DEFAULT_PRIOR_DRAWS: f64 = 1.0;
+    pub const DEFAULT_PRIOR_DRAWS: f64 = 0.0;
+    /// Where the maximum-likelihood estimate does not exist and no prior
+    /// was asked for, the estimate shown is the one with this many virtual
+    /// draws per bot.
+    pub const FALLBACK_PRIOR_DRAWS: f64 = 1.0;
 }
 
 impl Default for RatingOptions {
@@ -225,8 +228,6 @@ impl Default for RatingOptions {
             anchor: Self::DEFAULT_ANCHOR,
             glicko_c: Self::DEFAULT_GLICKO_C,
             glicko2_tau: Self::DEFAULT_TAU,
-            bootstrap: Self::DEFAULT_BOOTSTRAP,
-            seed: Self::DEFAULT_SEED,
             prior_draws: Self::DEFAULT_PRIOR_DRAWS,
         }
     }
@@ -244,11 +245,26 @@ pub struct BotRating {
     pub glicko2_rd: f64,
     pub glicko2_vol: f64,
     pub bt_elo: f64,
-    /// Bootstrap 95% interval (None without resamples).
+    /// 95% interval of `bt_elo`, an end infinite where the games put no
+    /// bound on that side (None for a bot without games).
     pub bt_interval: Option<stats::Interval>,
+    /// Whether the maximum-likelihood estimate exists, or why not.
+    pub bt_mle: bradley_terry::Mle,
     /// Likelihood of superiority over the next bot down (None for the last
-    /// bot or without resamples).
+    /// bot).
     pub los_next: Option<f64>,
+}
+
+/// Which Bradley-Terry estimate `bt_elo` is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Estimate {
+    /// The plain maximum-likelihood estimate (Ordo's).
+    Mle,
+    /// With this many virtual draws per bot, as asked (`--prior-draws`).
+    Prior(f64),
+    /// The maximum-likelihood estimate does not exist: the estimate with
+    /// [`RatingOptions::FALLBACK_PRIOR_DRAWS`] virtual draws per bot.
+    Fallback,
 }
 
 /// One pair's head-to-head, `bot` being the higher-placed of the two.
@@ -273,6 +289,8 @@ pub struct Standings {
     pub self_play: usize,
     /// Games rated.
     pub games: usize,
+    /// Which estimate `bt_elo` is.
+    pub estimate: Estimate,
 }
 
 /// Computes every rating and statistic of `played` (any order: they are
@@ -284,8 +302,26 @@ pub fn compute(played: &[Played], opts: &RatingOptions) -> Standings {
     let elo = elo::elo_ratings(&pool, opts.k, opts.anchor);
     let glicko = elo::glicko_ratings(&pool, opts.glicko_c, opts.anchor);
     let glicko2 = elo::glicko2_ratings(&pool, opts.glicko2_tau, opts.anchor);
-    let bt = bradley_terry::fit(&pool, opts.prior_draws);
-    let boot = bradley_terry::bootstrap(&pool, opts.prior_draws, opts.bootstrap, opts.seed);
+    let mle = bradley_terry::mle_status(&pool);
+    let exists = mle
+        .iter()
+        .all(|m| matches!(m, bradley_terry::Mle::Exists | bradley_terry::Mle::NoGames));
+    let estimate = if opts.prior_draws > 0.0 {
+        Estimate::Prior(opts.prior_draws)
+    } else if exists {
+        Estimate::Mle
+    } else {
+        Estimate::Fallback
+    };
+    let bt = bradley_terry::fit(
+        &pool,
+        match estimate {
+            Estimate::Mle => 0.0,
+            Estimate::Prior(p) => p,
+            Estimate::Fallback => RatingOptions::FALLBACK_PRIOR_DRAWS,
+        },
+    );
+    let evidence = intervals::Evidence::new(&pool, opts.prior_draws);
 
     let records: Vec<Wdl> = (0..n)
         .map(|i| {
@@ -319,17 +355,14 @@ pub fn compute(played: &[Played], opts: &RatingOptions) -> Standings {
             glicko2_rd: glicko2[i].deviation,
             glicko2_vol: glicko2[i].volatility,
             bt_elo: bt.elo[i] + opts.anchor,
-            bt_interval: boot.as_ref().map(|b| {
-                let iv = b.interval(i);
-                stats::Interval {
-                    lo: iv.lo + opts.anchor,
-                    hi: iv.hi + opts.anchor,
-                }
+            bt_interval: evidence.interval(i).map(|iv| stats::Interval {
+                lo: iv.lo + opts.anchor,
+                hi: iv.hi + opts.anchor,
             }),
-            los_next: match (&boot, order.get(rank + 1)) {
-                (Some(b), Some(&next)) => Some(b.superiority(i, next)),
-                _ => None,
-            },
+            bt_mle: mle[i],
+            los_next: order
+                .get(rank + 1)
+                .map(|&next| evidence.superiority(i, next)),
         })
         .collect();
 
@@ -368,6 +401,7 @@ pub fn compute(played: &[Played], opts: &RatingOptions) -> Standings {
         los,
         self_play: pool.self_play,
         games: pool.games.len(),
+        estimate,
     }
 }
 
@@ -406,10 +440,7 @@ mod tests {
             played(5, 2, "gamma", "beta", Draw),
             played(6, 2, "gamma", "gamma", Draw),
         ];
-        let opts = RatingOptions {
-            bootstrap: 50,
-            ..RatingOptions::default()
-        };
+        let opts = RatingOptions::default();
         let s = compute(&games, &opts);
         assert_eq!(s.games, 6);
         assert_eq!(s.self_play, 1);
@@ -465,7 +496,7 @@ mod tests {
     }
 
     #[test]
-    fn the_same_games_and_seed_give_the_same_standings() {
+    fn the_same_games_give_the_same_standings_in_any_order() {
         let games: Vec<Played> = (0..40)
             .map(|i| {
                 let r = [Seat0Wins, Draw, Seat1Wins, Seat0Wins][i as usize % 4];
@@ -473,16 +504,101 @@ mod tests {
                 played(i, i / 3, bots.0, bots.1, r)
             })
             .collect();
-        let opts = RatingOptions {
-            bootstrap: 100,
-            ..RatingOptions::default()
-        };
+        let opts = RatingOptions::default();
         let one = compute(&games, &opts);
         let mut reversed = games.clone();
         reversed.reverse();
         assert_eq!(compute(&reversed, &opts), one);
-        let other_seed = compute(&games, &RatingOptions { seed: 99, ..opts });
-        assert_eq!(other_seed.bots.len(), 3);
-        assert_ne!(other_seed, one);
+        assert_eq!(one.estimate, Estimate::Mle);
+        let shrunk = compute(
+            &games,
+            &RatingOptions {
+                prior_draws: 2.0,
+                ..opts
+            },
+        );
+        assert_eq!(shrunk.estimate, Estimate::Prior(2.0));
+        assert!(shrunk.bots[0].bt_elo < one.bots[0].bt_elo);
+    }
+
+    /// The README's match example: 2 wins, 8 draws, no loss. The
+    /// intervals and LOS are one story: the interval of the difference
+    /// holds 0, so LOS is below 0.975, and well above one half.
+    #[test]
+    fn two_wins_and_eight_draws_give_a_middling_los() {
+        let games: Vec<Played> = (0..10)
+            .map(|i| {
+                let r = if i < 2 { Seat0Wins } else { Draw };
+                let (a, b) = if i % 2 == 0 { ("x", "y") } else { ("y", "x") };
+                let r = if i % 2 == 1 && r == Seat0Wins {
+                    Seat1Wins
+                } else {
+                    r
+                };
+                played(i, i / 2, a, b, r)
+            })
+            .collect();
+        let s = compute(&games, &RatingOptions::default());
+        assert_eq!(s.bots[0].name, "x");
+        assert_eq!((s.bots[0].record.wins, s.bots[0].record.draws), (2, 8));
+        let los = s.bots[0].los_next.unwrap();
+        assert!(los > 0.6 && los < 0.975, "{los}");
+        let iv = s.bots[0].bt_interval.unwrap();
+        assert!(iv.lo < 1500.0 && iv.hi > s.bots[0].bt_elo, "{iv:?}");
+        // Plain MLE: 6 points of 10 is 400 log10(6/4) = 70.4 Elo apart.
+        close(
+            s.bots[0].bt_elo - s.bots[1].bt_elo,
+            400.0 * 1.5f64.log10(),
+            1e-6,
+        );
+    }
+
+    #[test]
+    fn equal_records_give_los_one_half_exactly() {
+        let games: Vec<Played> = (0..12)
+            .map(|i| {
+                let r = [Seat0Wins, Draw, Seat1Wins][i as usize % 3];
+                let (a, b) = if i % 2 == 0 { ("x", "y") } else { ("y", "x") };
+                played(i, i / 2, a, b, r)
+            })
+            .collect();
+        let s = compute(&games, &RatingOptions::default());
+        assert_eq!(s.bots[0].record, s.bots[1].record);
+        assert_eq!(s.bots[0].los_next, Some(0.5));
+    }
+
+    /// Two bots, 8-0: the MLE does not exist. The estimate is the
+    /// one-virtual-draw fit, flagged; the interval is open above and
+    /// bounded below exactly where Wilson's interval for 8 of 8 is (the
+    /// score test of one pair of bots with the model's variance).
+    #[test]
+    fn a_perfect_score_is_flagged_and_its_interval_is_open_above() {
+        let games: Vec<Played> = (0..8)
+            .map(|i| {
+                let (a, b, r) = if i % 2 == 0 {
+                    ("x", "y", Seat0Wins)
+                } else {
+                    ("y", "x", Seat1Wins)
+                };
+                played(i, i / 2, a, b, r)
+            })
+            .collect();
+        let s = compute(&games, &RatingOptions::default());
+        assert_eq!(s.estimate, Estimate::Fallback);
+        let [x, y] = [&s.bots[0], &s.bots[1]];
+        assert_eq!(
+            (x.bt_mle, y.bt_mle),
+            (bradley_terry::Mle::NoLoss, bradley_terry::Mle::NoWin)
+        );
+        assert!(x.bt_elo.is_finite() && x.bt_elo > 1700.0);
+        let (ix, iy) = (x.bt_interval.unwrap(), y.bt_interval.unwrap());
+        assert_eq!((ix.hi, iy.lo), (f64::INFINITY, f64::NEG_INFINITY));
+        let p = 8.0 / (8.0 + stats::Z95 * stats::Z95);
+        let half = 0.5 * stats::elo_from_score(p);
+        close(ix.lo, 1500.0 + half, 0.05);
+        close(iy.hi, 1500.0 - half, 0.05);
+        assert!(ix.lo < x.bt_elo);
+        let los = x.los_next.unwrap();
+        assert!(los > 0.95 && los < 1.0, "{los}");
     }
 }

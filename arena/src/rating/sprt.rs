@@ -379,7 +379,7 @@ impl Sprt {
     }
 
     /// One line for the console:
-    /// `pairs 2 games 4 W-D-L 1-2-1 ptnml(0-2) 0 1 0 1 0 Elo 0.0 [-x, +y] LOS 50.0% LLR 0.00 [-2.94, 2.94] continue`.
+    /// `pairs 2 games 4 W-D-L 1-2-1 ptnml(0-2) 0 1 0 1 0 Elo 0.0 [-x, +y] LOS 50.0% LLR 0.000 [-2.944, 2.944] continue`.
     pub fn progress_line(&self) -> String {
         let (lower, upper) = self.bounds();
         let elo = match self.elo() {
@@ -393,7 +393,7 @@ impl Sprt {
             None => "Elo -".to_string(),
         };
         format!(
-            "pairs {} games {} W-D-L {}-{}-{} ptnml(0-2) {} {} LLR {:.2} [{:.2}, {:.2}] {}",
+            "pairs {} games {} W-D-L {}-{}-{} ptnml(0-2) {} {} LLR {:.3} [{:.3}, {:.3}] {}",
             self.penta.pairs(),
             self.wdl.games(),
             self.wdl.wins,
@@ -560,7 +560,7 @@ mod tests {
         close(s.llr(), 0.4728563706, 1e-7);
         assert_eq!(s.status(), SprtStatus::Continue);
         let line = s.progress_line();
-        assert!(line.starts_with("pairs 20 games 40 W-D-L 15-16-9 ptnml(0-2) 0 3 10 5 2 Elo +52.5 [-12.1, +120.9] LOS 94.4% LLR 0.47 [-2.94, 2.94] continue"), "{line}");
+        assert!(line.starts_with("pairs 20 games 40 W-D-L 15-16-9 ptnml(0-2) 0 3 10 5 2 Elo +52.5 [-12.1, +120.9] LOS 94.4% LLR 0.473 [-2.944, 2.944] continue"), "{line}");
 
         // A bot that wins every pair is accepted as better...
         let mut s = Sprt::new("elo0=0,elo1=10".parse().unwrap());

@@ -115,19 +115,6 @@ pub fn los(wins: u64, losses: u64) -> Option<f64> {
     Some(0.5 * (1.0 + erf((w - l) / (2.0 * (w + l)).sqrt())))
 }
 
-/// Percentile of sorted data with linear interpolation between order
-/// statistics (Hyndman and Fan type 7, the default of R and NumPy).
-pub fn percentile(sorted: &[f64], q: f64) -> f64 {
-    assert!(!sorted.is_empty(), "percentile of no data");
-    let h = (sorted.len() - 1) as f64 * q.clamp(0.0, 1.0);
-    let i = h.floor() as usize;
-    let frac = h - i as f64;
-    match sorted.get(i + 1) {
-        Some(next) => sorted[i] + frac * (next - sorted[i]),
-        None => sorted[i],
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -193,13 +180,5 @@ mod tests {
         close(ELO_PER_NAT, 400.0 / std::f64::consts::LN_10, 1e-12);
         close(ln_sigmoid(-800.0), -800.0, 1e-9);
         close(ln_sigmoid(2.0), sigmoid(2.0).ln(), 1e-15);
-    }
-
-    #[test]
-    fn percentile_interpolates_like_numpy() {
-        let data = [1.0, 2.0, 3.0, 4.0];
-        close(percentile(&data, 0.5), 2.5, 1e-15);
-        close(percentile(&data, 0.025), 1.075, 1e-12);
-        close(percentile(&data, 1.0), 4.0, 1e-15);
     }
 }

@@ -9,12 +9,13 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
-use crate::rating::{self, Played, RatingOptions, Standings};
+use crate::rating::bradley_terry::Mle;
+use crate::rating::{self, Estimate, Played, RatingOptions, Standings};
 use crate::record::{CsvRow, GameRecord};
 
 /// `ratings.csv` columns, in order. The first 16 are the stable schema;
 /// columns may be added at the end, never removed or reordered.
-pub const RATINGS_COLUMNS: [&str; 18] = [
+pub const RATINGS_COLUMNS: [&str; 19] = [
     "bot",
     "games",
     "wins",
@@ -33,6 +34,7 @@ pub const RATINGS_COLUMNS: [&str; 18] = [
     "los_next",
     "score_lo",
     "score_hi",
+    "bt_mle",
 ];
 
 /// `crosstable.csv` columns: one row per pair that played, `bot` placed
@@ -223,6 +225,7 @@ pub fn write_ratings_csv<W: Write>(out: W, s: &Standings) -> csv::Result<()> {
             opt(b.los_next, 4),
             opt(wilson.map(|i| i.lo), 2),
             opt(wilson.map(|i| i.hi), 2),
+            b.bt_mle.as_str().to_string(),
         ])?;
     }
     w.flush()?;
@@ -326,7 +329,19 @@ pub fn write_ratings_for_rows(
     Ok(s)
 }
 
-/// The standings as a fixed-width text table for the console.
+/// An interval end for the console: whole Elo, or `inf`.
+fn end(x: f64) -> String {
+    if x.is_infinite() {
+        if x > 0.0 { "inf" } else { "-inf" }.to_string()
+    } else {
+        format!("{x:.0}")
+    }
+}
+
+/// The standings as a fixed-width text table for the console: one row per
+/// bot, ordered by the Bradley-Terry rating, with its 95% interval and the
+/// likelihood of superiority over the bot below. (Elo, Glicko and
+/// Glicko-2 are in `ratings.csv`.)
 pub fn standings_table(s: &Standings) -> String {
     let width = s
         .bots
@@ -336,9 +351,8 @@ pub fn standings_table(s: &Standings) -> String {
         .unwrap_or(3)
         .clamp(3, 40);
     let mut t = String::new();
-    let _ = writeln!(
-        t,
-        "{:>3} {:<width$} {:>6} {:>5} {:>5} {:>5} {:>6} {:>7} {:>13} {:>13} {:>7} {:>17} {:>6}",
+    let header = format!(
+        "{:>3} {:<width$} {:>6} {:>5} {:>5} {:>5} {:>6} {:>7} {:>16} {:>11}  {}",
         "#",
         "bot",
         "games",
@@ -346,13 +360,13 @@ pub fn standings_table(s: &Standings) -> String {
         "D",
         "L",
         "score%",
-        "elo",
-        "glicko (rd)",
-        "glicko2 (rd)",
         "bt_elo",
-        "bt 95%",
-        "los"
+        "95% interval",
+        "LOS vs next",
+        "note"
     );
+    t.push_str(&header);
+    t.push('\n');
     for (i, b) in s.bots.iter().enumerate() {
         let r = &b.record;
         let name: String = crate::display::escape(&b.name)
@@ -361,10 +375,17 @@ pub fn standings_table(s: &Standings) -> String {
             .collect();
         let interval = b
             .bt_interval
-            .map_or_else(String::new, |i| format!("[{:.0}, {:.0}]", i.lo, i.hi));
-        let _ = writeln!(
-            t,
-            "{:>3} {:<width$} {:>6} {:>5} {:>5} {:>5} {:>6} {:>7.1} {:>13} {:>13} {:>7.1} {:>17} {:>6}",
+            .map_or_else(String::new, |i| format!("[{}, {}]", end(i.lo), end(i.hi)));
+        let note = match b.bt_mle {
+            Mle::Exists => "",
+            Mle::NoGames => "no rated games",
+            Mle::Split => "no MLE: pool split into groups that never met",
+            Mle::NoLoss => "no MLE: lost no point to the rest",
+            Mle::NoWin => "no MLE: won no point from the rest",
+            Mle::Elsewhere => "no MLE: others unbounded, so is the average",
+        };
+        let line = format!(
+            "{:>3} {:<width$} {:>6} {:>5} {:>5} {:>5} {:>6} {:>7.1} {:>16} {:>11}  {}",
             i + 1,
             name,
             r.games(),
@@ -372,14 +393,32 @@ pub fn standings_table(s: &Standings) -> String {
             r.draws,
             r.losses,
             opt(r.score_pct(), 1),
-            b.elo,
-            format!("{:.0} ({:.0})", b.glicko, b.glicko_rd),
-            format!("{:.0} ({:.0})", b.glicko2, b.glicko2_rd),
             b.bt_elo,
             interval,
             opt(b.los_next, 3),
+            note,
         );
+        t.push_str(line.trim_end());
+        t.push('\n');
     }
+    let what = match s.estimate {
+        Estimate::Mle => "Bradley-Terry maximum-likelihood fit (as Ordo)".to_string(),
+        Estimate::Prior(p) => format!(
+            "Bradley-Terry fit with {p} virtual draw{} per bot (--prior-draws)",
+            if p == 1.0 { "" } else { "s" }
+        ),
+        Estimate::Fallback => format!(
+            "no maximum-likelihood estimate exists (see note): Bradley-Terry fit with {} \
+             virtual draw per bot",
+            RatingOptions::FALLBACK_PRIOR_DRAWS
+        ),
+    };
+    let _ = writeln!(t, "bt_elo: {what}");
+    let _ = writeln!(
+        t,
+        "95% interval: score test over seat-swapped pairs (inf: no bound); \
+         LOS vs next: confidence that the bot is stronger than the next one"
+    );
     let _ = write!(t, "{} games rated", s.games);
     if s.self_play > 0 {
         let _ = write!(t, ", {} self-play games left out", s.self_play);
@@ -413,13 +452,7 @@ mod tests {
         assert_eq!(spreadsheet_safe("-x"), "'-x");
         assert_eq!(spreadsheet_safe("@SUM(A1)"), "'@SUM(A1)");
         assert_eq!(spreadsheet_safe("alpha-beta"), "alpha-beta");
-        let s = rating::compute(
-            &games(),
-            &RatingOptions {
-                bootstrap: 10,
-                ..RatingOptions::default()
-            },
-        );
+        let s = rating::compute(&games(), &RatingOptions::default());
         let mut out = Vec::new();
         write_ratings_csv(&mut out, &s).unwrap();
         let text = String::from_utf8(out).unwrap();
@@ -534,10 +567,7 @@ mod tests {
             record(2, "x", "y", Seat1Wins),
             record(3, "y", "x", Seat1Wins),
         ];
-        let opts = RatingOptions {
-            bootstrap: 20,
-            ..RatingOptions::default()
-        };
+        let opts = RatingOptions::default();
         let base = std::env::temp_dir().join(format!("arena-ratings-same-{}", std::process::id()));
         let (a, b) = (base.join("records"), base.join("rows"));
         let from_records = write_ratings_for_records(&a, &records, &opts).unwrap();

@@ -102,6 +102,14 @@ impl Ratings {
             .filter(|x| x.is_finite())
     }
 
+    /// An interval end: a number, or `inf` / `-inf` where the games put no
+    /// bound on that side.
+    pub fn bound(&self, row: &[String], name: &str) -> Option<f64> {
+        self.get(row, name)
+            .and_then(|s| s.parse::<f64>().ok())
+            .filter(|x| !x.is_nan())
+    }
+
     /// The row of `bot`, if any.
     pub fn row(&self, bot: &str) -> Option<&[String]> {
         self.rows
@@ -243,8 +251,15 @@ pub fn standings_table(records: &[GameRecord], ratings: Option<&Ratings>) -> Tab
         if let Some(r) = ratings {
             let rrow = r.row(bot);
             for &(_, key, extra, dec) in &rating_cols {
-                let v = rrow.and_then(|row| r.num(row, key));
-                let e = extra.and_then(|k| rrow.and_then(|row| r.num(row, k)));
+                let read = |row, k| {
+                    if k == "bt_lo" || k == "bt_hi" {
+                        r.bound(row, k)
+                    } else {
+                        r.num(row, k)
+                    }
+                };
+                let v = rrow.and_then(|row| read(row, key));
+                let e = extra.and_then(|k| rrow.and_then(|row| read(row, k)));
                 row.push(match (key, v, e) {
                     (_, None, _) => String::new(),
                     ("bt_lo", Some(lo), Some(hi)) => {
@@ -318,15 +333,29 @@ pub fn rating_chart(
                 Some(Interval {
                     bot: bot.clone(),
                     value,
-                    lo: r.num(row, "bt_lo").unwrap_or(value),
-                    hi: r.num(row, "bt_hi").unwrap_or(value),
+                    lo: r.bound(row, "bt_lo").unwrap_or(value),
+                    hi: r.bound(row, "bt_hi").unwrap_or(value),
                 })
             })
             .collect();
+        // An open end (no bound from the games) runs to the chart's edge.
+        let finite = bars
+            .iter()
+            .flat_map(|b| [b.lo, b.value, b.hi])
+            .filter(|x| x.is_finite());
+        let (min, max) = finite.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+            (a.min(x), b.max(x))
+        });
+        let margin = (0.25 * (max - min)).max(100.0);
+        let mut bars = bars;
+        for b in &mut bars {
+            b.lo = b.lo.max(min - margin);
+            b.hi = b.hi.min(max + margin);
+        }
         if !bars.is_empty() {
             let mean = bars.iter().map(|b| b.value).sum::<f64>() / bars.len() as f64;
             return RatingChart {
-                label: "Bradley-Terry Elo (95% interval, from ratings.csv; dashed: the mean)"
+                label: "Bradley-Terry Elo (95% interval, from ratings.csv; an open end runs to the edge; dashed: the mean)"
                     .into(),
                 reference: mean,
                 bars,

@@ -77,7 +77,7 @@ fn binaries_replay_with_the_same_seed() {
         let game = Dakon::from_params(&[]).unwrap();
         let mut state = game.initial_state();
         let mut legal = Vec::new();
-        // The bot plays both sides for 30 plies.
+        // The bot plays both sides for 30 plies (and says it noticed).
         for _ in 0..30 {
             game.legal_moves(&state, &mut legal);
             if legal.is_empty() {
@@ -92,7 +92,11 @@ fn binaries_replay_with_the_same_seed() {
             game.apply(&mut state, &m);
             out.push(mv);
         }
-        bot.quit();
+        let stderr = bot.quit();
+        assert!(
+            stderr.contains("[bot] asked to move for seat 1 but playing seat 0"),
+            "{stderr}"
+        );
         out
     };
     assert_eq!(moves("5"), moves("5"));
@@ -126,5 +130,9 @@ fn unknown_game_still_answers() {
     bot.send("legal e2e4 d2d4");
     let (mv, _, _) = bot.go(FIXED, Duration::from_secs(5));
     assert_eq!(mv, "e2e4");
-    bot.quit();
+    let stderr = bot.quit();
+    assert!(
+        stderr.contains("unknown game `chess`; will play the first legal move"),
+        "{stderr}"
+    );
 }

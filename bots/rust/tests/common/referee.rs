@@ -14,6 +14,9 @@ pub struct BotProcess {
     child: Child,
     stdin: ChildStdin,
     lines: Receiver<String>,
+    /// Collects the bot's stderr (its warnings are for the tests to check,
+    /// not for the terminal); `None` once [`BotProcess::quit`] took it.
+    stderr: Option<std::thread::JoinHandle<String>>,
 }
 
 impl BotProcess {
@@ -22,11 +25,17 @@ impl BotProcess {
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(Stdio::piped())
             .spawn()
             .unwrap_or_else(|e| panic!("spawn {path}: {e}"));
         let stdin = child.stdin.take().unwrap();
         let stdout = child.stdout.take().unwrap();
+        let mut err = child.stderr.take().unwrap();
+        let stderr = std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = std::io::Read::read_to_string(&mut err, &mut text);
+            text
+        });
         let (tx, lines) = channel();
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
@@ -40,6 +49,7 @@ impl BotProcess {
             child,
             stdin,
             lines,
+            stderr: Some(stderr),
         }
     }
 
@@ -73,20 +83,38 @@ impl BotProcess {
         }
     }
 
-    /// Sends `quit` and checks the process exits promptly and cleanly.
-    pub fn quit(mut self) {
+    /// Sends `quit` and checks the process exits promptly and cleanly;
+    /// returns what it wrote to stderr.
+    pub fn quit(mut self) -> String {
         self.send("quit");
         let start = Instant::now();
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {
                 assert!(status.success(), "bot exited with {status}");
-                return;
+                let stderr = self.stderr.take().expect("quit once");
+                return stderr.join().expect("the stderr reader does not panic");
             }
             if start.elapsed() > Duration::from_secs(2) {
                 let _ = self.child.kill();
                 panic!("bot did not exit after quit");
             }
             std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+}
+
+impl Drop for BotProcess {
+    /// A test that failed before `quit`: stop the bot and show its stderr
+    /// (the harness prints it with the failure only).
+    fn drop(&mut self) {
+        if let Some(stderr) = self.stderr.take() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+            if let Ok(text) = stderr.join() {
+                if !text.is_empty() {
+                    eprintln!("the bot's stderr:\n{text}");
+                }
+            }
         }
     }
 }

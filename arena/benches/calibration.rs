@@ -1,0 +1,36 @@
+//! Coverage of the Bradley-Terry 95% intervals in simulated tournaments
+//! with known ratings (see `arena::rating::calibration`):
+//!
+//!     cargo bench -p arena --bench calibration [-- TOURNAMENTS [SEED]]
+//!
+//! 2000 tournaments per regime and seed 1 by default. Prints, per regime
+//! and bot, the share of intervals that held the truth with its own
+//! Wilson 95% interval; the figures are in `docs/statistics.md`.
+
+use arena::rating::calibration::{coverage, Regime};
+
+fn main() {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let tournaments: u64 = args
+        .first()
+        .map_or(2000, |a| a.parse().expect("TOURNAMENTS"));
+    let seed: u64 = args.get(1).map_or(1, |a| a.parse().expect("SEED"));
+    println!("calibration: {tournaments} tournaments per regime, seed {seed}\n");
+    for (regime, lo, hi) in Regime::targets() {
+        let c = coverage(&regime, tournaments, seed);
+        print!("{}", c.report());
+        let all = c.total().share();
+        let verdict = if (lo..=hi).contains(&all) {
+            "met"
+        } else {
+            "MISSED"
+        };
+        println!("  target {:.0}-{:.0}%: {verdict}\n", 100.0 * lo, 100.0 * hi);
+    }
+    for regime in Regime::others() {
+        println!("{}", coverage(&regime, tournaments, seed).report());
+    }
+}

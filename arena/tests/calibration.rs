@@ -1,0 +1,40 @@
+//! The Bradley-Terry intervals hold their level: a quick version of
+//! `cargo bench -p arena --bench calibration`, 100 simulated tournaments
+//! per promised regime, rated by the real ratings code. Fails if the share
+//! of 95% intervals that hold the true rating leaves 90-99% (with 100
+//! tournaments the share itself is uncertain by about 2 points either way;
+//! the benchmark's 2000 tournaments pin it down, see docs/statistics.md).
+
+use arena::rating::calibration::{coverage, Regime};
+
+fn check(index: usize) {
+    let (regime, _, _) = Regime::targets().swap_remove(index);
+    let c = coverage(&regime, 100, 17);
+    let share = c.total().share();
+    assert!((0.90..=0.99).contains(&share), "{}", c.report());
+}
+
+#[test]
+fn round_robin() {
+    check(0);
+}
+
+#[test]
+fn round_robin_with_correlated_pairs() {
+    check(1);
+}
+
+#[test]
+fn eight_game_match_between_equals() {
+    check(2);
+}
+
+#[test]
+fn eight_game_match_200_elo_apart() {
+    check(3);
+}
+
+#[test]
+fn eight_game_match_400_elo_apart() {
+    check(4);
+}
