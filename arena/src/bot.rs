@@ -650,6 +650,7 @@ impl Bot {
         let uid =
             (root && (sandboxed || spec.resources.processes.is_some())).then(process::next_bot_uid);
         let private = PrivateDir::create(uid, sandboxed.then_some(cwd.as_path()))?;
+        let mut tool_env = Vec::new();
         let mut cmd = if sandboxed {
             let plan = Plan::new(
                 &spec.command,
@@ -663,10 +664,7 @@ impl Bot {
                 .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "bwrap is not on PATH"))?;
             let mut cmd = Command::new(bwrap);
             cmd.arg0("bwrap").args(&plan.args).current_dir("/");
-            for (k, v) in &plan.env {
-                cmd.env(k, v);
-            }
-            cmd.env("HOME", "/tmp").env("TMPDIR", "/tmp");
+            tool_env = plan.env;
             cmd
         } else {
             let exe = sandbox::find_on_path(program.as_ref(), &path)
@@ -674,23 +672,29 @@ impl Bot {
                 .unwrap_or_else(|| PathBuf::from(program));
             let mut cmd = Command::new(exe);
             cmd.arg0(program).args(args).current_dir(&cwd);
-            cmd.env("HOME", private.path())
-                .env("TMPDIR", private.path());
             cmd
         };
         cmd.stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
             .kill_on_drop(false)
+            .env_clear()
             .env("PATH", &path)
             .env("LANG", "C.UTF-8");
-        // Set before the rest: the bot's own environment must not replace
-        // HOME or TMPDIR (its private directory).
-        for (k, v) in &spec.env {
-            if k != "HOME" && k != "TMPDIR" {
-                cmd.env(k, v);
-            }
+        for (k, v) in &tool_env {
+            cmd.env(k, v);
         }
+        for (k, v) in &spec.env {
+            cmd.env(k, v);
+        }
+        // Last: the bot's own environment must not move HOME or TMPDIR out
+        // of its private directory.
+        let home = if sandboxed {
+            Path::new("/tmp")
+        } else {
+            private.path()
+        };
+        cmd.env("HOME", home).env("TMPDIR", home);
         let cgroup = Cgroup::create();
         let join = cgroup.as_ref().map(Cgroup::procs_fd);
         let res = spec.resources.clone();

@@ -385,13 +385,9 @@ fn a_sandboxed_bot_cannot_touch_its_opponent_the_run_or_the_host() {
 
     // Control: unsandboxed, the trojan does rewrite its opponent.
     let _ = std::fs::remove_dir_all(prog.out());
-    let o = prog.play(
-        "none",
-        &[attacks[0].clone(), opp.clone()],
-        &["--games", "1"],
-        &[],
-    );
-    assert!(o.status.success());
+    let trojan = format!("trojan=bots/hostile/trojan --victim {}", opponent.display());
+    let o = prog.play("none", &[trojan, opp.clone()], &["--games", "1"], &[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_ne!(
         std::fs::read(&opponent).unwrap(),
         original,
@@ -735,6 +731,10 @@ fn as_an_ordinary_user_the_referee_keeps_its_secrets_and_its_logs() {
         );
         let log = logs(&out);
         assert!(log.contains("attack read-environ"), "{sandbox}: {log}");
+        assert!(
+            log.contains("found the secret in 0 processes"),
+            "{sandbox}: {log}"
+        );
         assert!(
             !log.contains(&secret),
             "{sandbox}: the referee's environment leaked: {log}"

@@ -71,7 +71,9 @@ fn records(dir: &Path) -> Vec<serde_json::Value> {
                 .unwrap_or_else(|e| panic!("a half-written record: {e}: {l}"));
             r.as_object_mut().unwrap().remove("duration_ms");
             for m in r["moves"].as_array_mut().unwrap() {
-                m.as_object_mut().unwrap().remove("ms");
+                let m = m.as_object_mut().unwrap();
+                m.remove("ms");
+                m.remove("cpu_ms");
             }
             r
         })

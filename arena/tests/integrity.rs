@@ -88,7 +88,9 @@ fn records(dir: &Path) -> Vec<Value> {
             let mut r: Value = serde_json::from_str(l).unwrap();
             r.as_object_mut().unwrap().remove("duration_ms");
             for m in r["moves"].as_array_mut().unwrap() {
-                m.as_object_mut().unwrap().remove("ms");
+                let m = m.as_object_mut().unwrap();
+                m.remove("ms");
+                m.remove("cpu_ms");
             }
             for s in r["seats"].as_array_mut().unwrap() {
                 if let Some(log) = s["log"].as_str() {

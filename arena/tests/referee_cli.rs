@@ -443,7 +443,9 @@ fn games_without_timing(out: &Path) -> Vec<Value> {
                 seat.as_object_mut().unwrap().remove("log");
             }
             for m in obj["moves"].as_array_mut().unwrap() {
-                m.as_object_mut().unwrap().remove("ms");
+                let m = m.as_object_mut().unwrap();
+                m.remove("ms");
+                m.remove("cpu_ms");
             }
             r
         })

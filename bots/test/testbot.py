@@ -461,6 +461,8 @@ def attack(mode, args, decisions, log):
         except OSError as e:
             report(log, "read-environ parent failed (%s)" % e)
         found = pids_matching(args.victim, "environ") if args.victim else []
+        if args.victim and any(args.victim in v for v in os.environ.values()):
+            found.append(os.getpid())
         report(log, "read-environ found the secret in %d processes" % len(found))
     return None
 

@@ -106,10 +106,26 @@ fn group_members(pgid: i32) -> Vec<i32> {
         .collect()
 }
 
-/// Resident memory of `pid`, in bytes (0 if it is gone).
-pub fn rss_bytes(pid: i32) -> u64 {
-    procfs::process::Process::new(pid)
-        .and_then(|p| p.statm())
-        .map(|m| m.resident * procfs::page_size())
-        .unwrap_or(0)
+/// The memory `pids` use together, in bytes: the resident memory of a lone
+/// process; for several, the sum of their proportional set sizes (PSS), in
+/// which a page shared by a forked child counts once, not once per process.
+pub fn memory_bytes(pids: &[i32]) -> u64 {
+    let process = |pid| procfs::process::Process::new(pid).ok();
+    if let [pid] = pids {
+        return process(*pid)
+            .and_then(|p| p.statm().ok())
+            .map_or(0, |m| m.resident * procfs::page_size());
+    }
+    pids.iter()
+        .filter_map(|&pid| process(pid)?.smaps_rollup().ok())
+        .filter_map(|r| {
+            r.memory_map_rollup
+                .0
+                .first()?
+                .extension
+                .map
+                .get("Pss")
+                .copied()
+        })
+        .sum()
 }

@@ -266,6 +266,33 @@ impl Plan {
             visible.push(dir.clone());
             plan.extra.push(dir);
         }
+        // A path named with `..` (`/x/bots/../test.py`) is walked through
+        // `/x/bots`, which must exist inside even when nothing of it is shown.
+        for dir in command.iter().flat_map(|w| walked_dirs(Path::new(w))) {
+            if visible.iter().any(|v| dir.starts_with(v)) || made.contains(&dir) {
+                continue;
+            }
+            for anc in dir
+                .ancestors()
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .skip(1)
+            {
+                let exists = made.iter().any(|m| m == anc)
+                    || anc == Path::new("/tmp")
+                    || visible.iter().any(|v| anc.starts_with(v));
+                if !exists {
+                    push(&[
+                        "--perms".as_ref(),
+                        "0755".as_ref(),
+                        "--dir".as_ref(),
+                        anc.as_os_str(),
+                    ]);
+                    made.push(anc.to_path_buf());
+                }
+            }
+        }
         for h in hide {
             let h = fs::canonicalize(h).unwrap_or_else(|_| h.clone());
             if h.exists() && visible.iter().any(|v| h.starts_with(v)) {
@@ -431,6 +458,24 @@ fn narrow(dir: &Path, inner: &Path) -> PathBuf {
         || dir.parent() == Some(Path::new("/home"))
         || home.as_deref() == Some(dir);
     if too_wide { inner } else { dir }.to_path_buf()
+}
+
+/// The directories a walk of the absolute path `p` goes through just before
+/// each of its `..` components.
+fn walked_dirs(p: &Path) -> Vec<PathBuf> {
+    use std::path::Component;
+    if !p.is_absolute() {
+        return Vec::new();
+    }
+    let mut dirs = Vec::new();
+    let mut at = PathBuf::new();
+    for c in p.components() {
+        if c == Component::ParentDir {
+            dirs.push(lexical(&at));
+        }
+        at.push(c);
+    }
+    dirs
 }
 
 /// `p` without `.` and `..` components (as written: links not followed).

@@ -1,6 +1,6 @@
 //! The memory limit (`memory_mb`): one thread sums the resident memory of
-//! each watched bot's processes every few milliseconds and kills a bot over
-//! its limit. Resident memory, not address space: a JVM reserves gigabytes
+//! each watched bot's processes every few milliseconds (shared pages once:
+//! [`memory_bytes`]) and kills a bot over its limit. Resident memory, not address space: a JVM reserves gigabytes
 //! of addresses and touches a few dozen megabytes, and an address-space
 //! limit (`address_space_mb`, RLIMIT_AS) that lets a Java bot start at all
 //! lets a C bot use all of it.
@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
-use super::members::{rss_bytes, Members};
+use super::members::{memory_bytes, Members};
 
 /// How often resident memory is summed.
 pub const TICK: Duration = Duration::from_millis(5);
@@ -50,7 +50,7 @@ impl Watch {
         if members.has_cgroup() || stale {
             *known = (members.pids(), Some(Instant::now()));
         }
-        let total: u64 = known.0.iter().map(|&pid| rss_bytes(pid)).sum();
+        let total = memory_bytes(&known.0);
         if total > self.limit && !self.tripped() {
             self.tripped.store(true, Ordering::Release);
             members.kill();

@@ -110,7 +110,9 @@ pub fn records_without_timing(dir: &Path) -> Vec<serde_json::Value> {
             let o = v.as_object_mut().unwrap();
             o.remove("duration_ms");
             for mv in o["moves"].as_array_mut().unwrap() {
-                mv.as_object_mut().unwrap().remove("ms");
+                let mv = mv.as_object_mut().unwrap();
+                mv.remove("ms");
+                mv.remove("cpu_ms");
             }
             v
         })
