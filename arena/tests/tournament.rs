@@ -434,8 +434,10 @@ fn counted_config(dir: &std::path::Path, head: &str, bots: &[(&str, Vec<String>)
             format!("echo started >> '{}'; exec \"$0\" \"$@\"", starts.display()),
         ];
         argv.extend(command.iter().cloned());
+        // Unsandboxed: the wrapper writes beside the config, which a
+        // sandboxed bot sees read-only.
         text.push_str(&format!(
-            "[[bots]]\nname = \"{name}\"\ncommand = {}\n",
+            "[[bots]]\nname = \"{name}\"\ncommand = {}\nsandbox = \"none\"\n",
             serde_json::to_string(&argv).unwrap()
         ));
     }
