@@ -339,6 +339,20 @@ pub struct TournamentFigures {
     /// The same at the number of cores, in wall-clock ms per game of the
     /// whole run (games overlap).
     pub kept_saves_ms_per_game_cn: f64,
+    /// The same round robin (fresh bots) with `ponder = true`: the bot not
+    /// on move is not frozen. The figures above freeze it, as tournaments
+    /// do by default.
+    pub ponder_games_per_sec_c1: f64,
+    pub ponder_games_per_sec_cn: f64,
+    /// What freezing costs: `1 - games_per_sec / ponder_games_per_sec`, at
+    /// concurrency 1 and at the number of cores (target: at most 0.10).
+    pub freeze_cost_c1: f64,
+    pub freeze_cost_cn: f64,
+    /// The round robin with every bot under bubblewrap (fresh bots,
+    /// concurrency 1), where it works here, and what the sandbox adds to a
+    /// game (wall-clock ms).
+    pub sandboxed_games_per_sec_c1: Option<f64>,
+    pub sandbox_ms_per_game_c1: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -904,6 +918,28 @@ fn tournament_once(
 /// the number of cores, then the same with kept bots, in rounds of one run
 /// each, the order reversed from round to round, so that a drifting load
 /// weighs on all alike.
+/// One way of playing the benchmark round robin.
+#[derive(Clone, Copy, Debug)]
+struct Variant {
+    concurrency: usize,
+    keep: bool,
+    ponder: bool,
+    sandboxed: bool,
+}
+
+impl Variant {
+    /// Where its figures go: fresh, kept, pondering (at 1 and N), sandboxed.
+    fn slot(self) -> usize {
+        let c = usize::from(self.concurrency != 1);
+        match (self.keep, self.ponder, self.sandboxed) {
+            (_, _, true) => 6,
+            (true, _, _) => 2 + c,
+            (_, true, _) => 4 + c,
+            _ => c,
+        }
+    }
+}
+
 pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, String> {
     let bots = 5;
     let rounds: u32 = if opts.quick { 1 } else { 5 };
@@ -911,7 +947,7 @@ pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, String
     let per_run = per_pairing * 10;
     let names: Vec<String> = (0..bots).map(|i| format!("first{i}")).collect();
     let command = opts.bot.command.clone();
-    let config = |keep: bool| Normalized {
+    let config = |keep: bool, ponder: bool| Normalized {
         name: "bench".into(),
         game: "dakon".into(),
         params: Vec::new(),
@@ -920,7 +956,7 @@ pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, String
         games: per_pairing,
         seed: 1,
         random_opening_plies: 0,
-        ponder: false,
+        ponder,
         time_control: crate::config::TimeControl {
             movetime_ms: Some(1000),
             time_ms: None,
@@ -942,17 +978,26 @@ pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, String
     };
     let game: Arc<dyn AnyGame> = Arc::from(games::new_game("dakon", &[]).expect("dakon"));
     let dir = std::env::temp_dir().join(format!("arena-bench-{}", std::process::id()));
-    let player = |run_dir: PathBuf, keep: bool| RefereePlayer {
+    let player = |run_dir: PathBuf, v: Variant| RefereePlayer {
         game: game.clone(),
-        bots: names.iter().map(|n| opts.bot.spec(n)).collect(),
+        bots: names
+            .iter()
+            .map(|n| {
+                let mut spec = (*opts.bot.spec(n)).clone();
+                if v.sandboxed {
+                    spec.sandbox = crate::bot::Sandbox::Bwrap;
+                }
+                Arc::new(spec)
+            })
+            .collect(),
         commands: vec![command.clone(); bots],
-        keep: vec![keep; bots],
+        keep: vec![v.keep; bots],
         time: TimeControl {
             movetime: Some(Duration::from_secs(1)),
             time: None,
             inc: Duration::ZERO,
             margin: Duration::from_millis(50),
-            ponder: false,
+            ponder: v.ponder,
         },
         limits: Limits::default(),
         opening_plies: 0,
@@ -961,29 +1006,51 @@ pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, String
     };
     let n = cores().max(2);
     let base_rss_kib = status_kib("VmRSS:").unwrap_or(0.0);
-    // Indexed [fresh c1, fresh cN, kept c1, kept cN].
-    let mut secs = [0.0f64; 4];
-    let mut cpu = [0.0f64; 4];
+    let sandbox = crate::process::sandbox::usable().is_ok();
+    // Indexed [fresh c1, fresh cN, kept c1, kept cN, ponder c1, ponder cN,
+    // sandboxed c1] (see `Variant::slot`).
+    let mut secs = [0.0f64; 7];
+    let mut cpu = [0.0f64; 7];
     let mut peak = [0.0f64; 2];
     let mut ratios = Vec::new();
     let mut plies = 0;
     let result = (|| {
         for round in 0..rounds {
-            let mut order = [(1, false), (n, false), (1, true), (n, true)];
+            let v = |concurrency, keep, ponder, sandboxed| Variant {
+                concurrency,
+                keep,
+                ponder,
+                sandboxed,
+            };
+            let mut order = vec![
+                v(1, false, false, false),
+                v(n, false, false, false),
+                v(1, true, false, false),
+                v(n, true, false, false),
+                v(1, false, true, false),
+                v(n, false, true, false),
+            ];
+            if sandbox {
+                order.push(v(1, false, false, true));
+            }
             if round % 2 == 1 {
                 order.reverse();
             }
             let mut rate = [0.0f64; 2];
-            for (concurrency, keep) in order {
-                let out = dir.join(format!("run{round}-{concurrency}-{keep}"));
-                let (s, kib, p, c) =
-                    tournament_once(&config(keep), player(out.clone(), keep), &out, concurrency)?;
+            for v in order {
+                let out = dir.join(format!("run{round}-{}", v.slot()));
+                let (s, kib, p, c) = tournament_once(
+                    &config(v.keep, v.ponder),
+                    player(out.clone(), v),
+                    &out,
+                    v.concurrency,
+                )?;
                 let _ = std::fs::remove_dir_all(&out);
-                let k = usize::from(concurrency != 1) + 2 * usize::from(keep);
+                let k = v.slot();
                 secs[k] += s;
                 cpu[k] += c;
-                if !keep {
-                    peak[k] = peak[k].max(kib / concurrency as f64);
+                if k < 2 {
+                    peak[k] = peak[k].max(kib / v.concurrency as f64);
                     rate[k] = f64::from(per_run) / s;
                     plies += p;
                 }
@@ -1015,6 +1082,12 @@ pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, String
         kept_saves_ms_per_game_c1: ms_per_game[0] - ms_per_game[2],
         kept_saves_cpu_ms_per_game_c1: (cpu[0] - cpu[2]) * 1e3 / games,
         kept_saves_ms_per_game_cn: ms_per_game[1] - ms_per_game[3],
+        ponder_games_per_sec_c1: rate[4],
+        ponder_games_per_sec_cn: rate[5],
+        freeze_cost_c1: 1.0 - rate[0] / rate[4],
+        freeze_cost_cn: 1.0 - rate[1] / rate[5],
+        sandboxed_games_per_sec_c1: sandbox.then_some(rate[6]),
+        sandbox_ms_per_game_c1: sandbox.then_some(ms_per_game[6] - ms_per_game[0]),
         cores_busy_c1: cpu[0] / secs[0],
         cores_busy_cn: cpu[1] / secs[1],
         peak_kib_per_game_c1: peak[0],
@@ -1266,6 +1339,23 @@ impl fmt::Display for BenchReport {
             t.kept_saves_ms_per_game_cn,
             t.concurrency
         )?;
+        writeln!(
+            f,
+            "  ponder = true      {:>8.1} games/s at concurrency 1, {:.1} at {}: freezing the waiting bot costs {:.1}% and {:.1}% (target <= 10%: {})",
+            t.ponder_games_per_sec_c1,
+            t.ponder_games_per_sec_cn,
+            t.concurrency,
+            100.0 * t.freeze_cost_c1,
+            100.0 * t.freeze_cost_cn,
+            met(t.freeze_cost_c1.max(t.freeze_cost_cn) <= 0.10)
+        )?;
+        match (t.sandboxed_games_per_sec_c1, t.sandbox_ms_per_game_c1) {
+            (Some(rate), Some(ms)) => writeln!(
+                f,
+                "  sandbox = bwrap    {rate:>8.1} games/s at concurrency 1: the sandbox adds {ms:.2} ms/game (two bot starts)"
+            )?,
+            _ => writeln!(f, "  sandbox = bwrap    not measured: bubblewrap does not work here")?,
+        }
         let s = &self.process_start;
         writeln!(f)?;
         writeln!(

@@ -97,6 +97,8 @@ fn quick_json_has_every_figure() {
         "tournament.plies_per_game",
         "tournament.kept_games_per_sec_c1",
         "tournament.kept_games_per_sec_cn",
+        "tournament.ponder_games_per_sec_c1",
+        "tournament.ponder_games_per_sec_cn",
         "process_start.games",
         "process_start.fresh_ms_per_game",
         "process_start.kept_ms_per_game",
@@ -111,6 +113,8 @@ fn quick_json_has_every_figure() {
         "tournament.kept_saves_ms_per_game_c1",
         "tournament.kept_saves_cpu_ms_per_game_c1",
         "tournament.kept_saves_ms_per_game_cn",
+        "tournament.freeze_cost_c1",
+        "tournament.freeze_cost_cn",
     ] {
         finite(&v, path);
     }

@@ -66,8 +66,10 @@ impl std::fmt::Display for Sandbox {
 /// with a warning when `auto` falls back to no sandbox; an error when
 /// `bwrap` was asked for and cannot be set up (it names what is missing).
 pub fn resolve(setting: Sandbox) -> Result<(Sandbox, Option<String>), String> {
+    if setting == Sandbox::None {
+        return Ok((Sandbox::None, None));
+    }
     match (setting, usable()) {
-        (Sandbox::None, _) => Ok((Sandbox::None, None)),
         (_, Ok(())) => Ok((Sandbox::Bwrap, None)),
         (Sandbox::Auto, Err(why)) => Ok((
             Sandbox::None,
@@ -76,7 +78,7 @@ pub fn resolve(setting: Sandbox) -> Result<(Sandbox, Option<String>), String> {
                  (set sandbox = \"none\" to say so, or install bubblewrap)"
             )),
         )),
-        (Sandbox::Bwrap, Err(why)) => Err(format!("sandbox = \"bwrap\" cannot be set up: {why}")),
+        (_, Err(why)) => Err(format!("sandbox = \"bwrap\" cannot be set up: {why}")),
     }
 }
 
@@ -439,15 +441,16 @@ fn shebang(file: &Path, path: &OsStr) -> Option<PathBuf> {
     Some(interp)
 }
 
-/// The directory to show for a program at `file`: its install root (the
-/// parent of its `bin`), never a whole home directory or `/`.
+/// What to show for a program at `file`: its install root (the parent of
+/// its `bin`), never a whole home directory, `/` or `/tmp` (then only its
+/// directory, or only the file).
 fn install_root(file: &Path) -> PathBuf {
     let dir = file.parent().unwrap_or(Path::new("/"));
     let up = dir
         .file_name()
         .is_some_and(|n| ["bin", "sbin", "shims", "libexec"].iter().any(|b| n == *b));
     let root = if up { dir.parent().unwrap_or(dir) } else { dir };
-    narrow(root, dir)
+    narrow(root, &narrow(dir, file))
 }
 
 /// `dir`, unless showing it would show a whole home directory, `/` or
