@@ -22,7 +22,7 @@ use std::time::Duration;
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::net::unix::pipe;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
@@ -82,6 +82,21 @@ pub struct ResourceLimits {
     pub file_size_bytes: Option<u64>,
     /// Bytes of stderr kept in the game's log (overrides [`Limits::log_cap`]).
     pub stderr_bytes: Option<u64>,
+}
+
+impl ResourceLimits {
+    /// Whether any limit must be set with `setrlimit`.
+    fn any_rlimit(&self) -> bool {
+        [
+            self.address_space_bytes,
+            self.cpu_seconds,
+            self.processes,
+            self.open_files,
+            self.file_size_bytes,
+        ]
+        .iter()
+        .any(Option::is_some)
+    }
 }
 
 /// [`ResourceLimits`] in the units people write: the `[bots.limits]` keys
@@ -306,6 +321,73 @@ impl Default for Limits {
             hide: Vec::new(),
         }
     }
+}
+
+/// Sets the limits of the process `pid` from outside (`prlimit`): the
+/// sandboxed child that waits for them before it starts the bot.
+fn apply_prlimits(pid: i32, res: &ResourceLimits) -> io::Result<()> {
+    use nix::libc;
+    let set = |resource: libc::__rlimit_resource_t, soft: u64, hard: u64| -> io::Result<()> {
+        let lim = libc::rlimit64 {
+            rlim_cur: soft,
+            rlim_max: hard,
+        };
+        // SAFETY: prlimit64 reads one rlimit64 and writes nothing (old is null).
+        let rc = unsafe { libc::prlimit64(pid, resource, &lim, std::ptr::null_mut()) };
+        if rc == 0 {
+            Ok(())
+        } else {
+            Err(io::Error::last_os_error())
+        }
+    };
+    let pairs = [
+        (libc::RLIMIT_AS, res.address_space_bytes),
+        (libc::RLIMIT_NPROC, res.processes),
+        (libc::RLIMIT_NOFILE, res.open_files),
+        (libc::RLIMIT_FSIZE, res.file_size_bytes),
+    ];
+    for (resource, v) in pairs {
+        if let Some(v) = v {
+            set(resource, v, v)?;
+        }
+    }
+    if let Some(cpu) = res.cpu_seconds {
+        set(libc::RLIMIT_CPU, cpu, cpu.saturating_add(1))?;
+    }
+    Ok(())
+}
+
+/// The pid of bubblewrap's sandboxed child, from its `--info-fd` JSON.
+async fn bwrap_child(info: std::os::fd::OwnedFd) -> io::Result<i32> {
+    use tokio::io::AsyncReadExt as _;
+    let mut pipe = pipe::Receiver::from_owned_fd(info)?;
+    let mut text = Vec::new();
+    let mut buf = [0u8; 512];
+    // bubblewrap writes one small JSON object; a bwrap that fails first
+    // closes the pipe instead.
+    let read = async {
+        while !text.contains(&b'}') {
+            let n = pipe.read(&mut buf).await?;
+            if n == 0 {
+                break;
+            }
+            text.extend_from_slice(&buf[..n]);
+        }
+        Ok::<_, io::Error>(())
+    };
+    tokio::time::timeout(Duration::from_secs(10), read)
+        .await
+        .map_err(|_| io::Error::other("bubblewrap did not start its sandbox within 10 s"))??;
+    let value: serde_json::Value = serde_json::from_slice(&text).map_err(|_| {
+        io::Error::other(format!(
+            "bubblewrap could not start the sandbox ({})",
+            String::from_utf8_lossy(&text).trim()
+        ))
+    })?;
+    value["child-pid"]
+        .as_i64()
+        .map(|p| p as i32)
+        .ok_or_else(|| io::Error::other("bubblewrap did not say its child's pid"))
 }
 
 /// Sets the limits in the child (between `fork` and `exec`).
@@ -559,10 +641,7 @@ impl LogSink {
     }
 }
 
-fn spawn_drain(
-    mut stderr: tokio::process::ChildStderr,
-    sink: Arc<Mutex<LogSink>>,
-) -> JoinHandle<()> {
+fn spawn_drain(mut stderr: pipe::Receiver, sink: Arc<Mutex<LogSink>>) -> JoinHandle<()> {
     tokio::spawn(async move {
         let mut buf = vec![0u8; 16 * 1024];
         loop {
@@ -583,13 +662,13 @@ fn spawn_drain(
 /// One running bot process (and everything it starts).
 pub struct Bot {
     pub spec: Arc<BotSpec>,
-    child: Child,
+    child: process::spawn::Child,
     pgid: i32,
     members: Arc<Members>,
     memory: Option<Arc<Watch>>,
     frozen: bool,
-    stdin: Option<ChildStdin>,
-    reader: LineReader<ChildStdout>,
+    stdin: Option<pipe::Sender>,
+    reader: LineReader<pipe::Receiver>,
     log: Arc<Mutex<LogSink>>,
     log_path: Option<PathBuf>,
     drain: Option<JoinHandle<()>>,
@@ -621,11 +700,12 @@ impl Bot {
     /// command cannot be run at all. Must be called within a tokio runtime.
     ///
     /// The bot leads a session of its own (no controlling terminal, so no
-    /// keystrokes into the user's shell), enters its cgroup before `exec`
-    /// where there are cgroups, gets its limits, and runs under bubblewrap
-    /// or, unsandboxed, with no new privileges.
-    pub fn spawn(spec: Arc<BotSpec>, limits: &Limits, log: Option<&Path>) -> io::Result<Bot> {
-        let Some((program, args)) = spec.command.split_first() else {
+    /// keystrokes into the user's shell), is in its cgroup where there are
+    /// cgroups, gets its limits, and runs under bubblewrap or, unsandboxed,
+    /// as a plain process ([`process::spawn`] says how each is done).
+    pub async fn spawn(spec: Arc<BotSpec>, limits: &Limits, log: Option<&Path>) -> io::Result<Bot> {
+        use std::ffi::{OsStr, OsString};
+        let Some((program, _)) = spec.command.split_first() else {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, "empty command"));
         };
         let cwd = match &spec.cwd {
@@ -650,93 +730,153 @@ impl Bot {
         let uid =
             (root && (sandboxed || spec.resources.processes.is_some())).then(process::next_bot_uid);
         let private = PrivateDir::create(uid, sandboxed.then_some(cwd.as_path()))?;
-        let mut tool_env = Vec::new();
-        let mut cmd = if sandboxed {
-            let plan = Plan::new(
+        let cgroup = Cgroup::create();
+        let res = spec.resources.clone();
+        let limited = res.any_rlimit();
+
+        // The environment: later entries replace earlier ones; the bot's own
+        // `env` cannot move HOME or TMPDIR out of its private directory.
+        let home: OsString = if sandboxed {
+            "/tmp".into()
+        } else {
+            private.path().into()
+        };
+        let mut env: Vec<(OsString, OsString)> = vec![
+            ("PATH".into(), path.clone()),
+            ("LANG".into(), "C.UTF-8".into()),
+        ];
+        let plan = sandboxed.then(|| {
+            Plan::new(
                 &spec.command,
                 &cwd,
                 private.path(),
                 &limits.hide,
                 uid,
                 &path,
-            );
-            let bwrap = sandbox::find_on_path("bwrap".as_ref(), &path)
-                .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "bwrap is not on PATH"))?;
-            let mut cmd = Command::new(bwrap);
-            cmd.arg0("bwrap").args(&plan.args).current_dir("/");
-            tool_env = plan.env;
-            cmd
+            )
+        });
+        if let Some(plan) = &plan {
+            env.extend(plan.env.iter().map(|(k, v)| (k.into(), v.into())));
+        }
+        env.extend(spec.env.iter().map(|(k, v)| (k.into(), v.into())));
+        env.extend([("HOME".into(), home.clone()), ("TMPDIR".into(), home)]);
+        let mut seen = std::collections::HashSet::new();
+        env.reverse();
+        env.retain(|(k, _)| seen.insert(k.clone()));
+        env.reverse();
+        let env_refs: Vec<(&OsStr, &OsStr)> = env
+            .iter()
+            .map(|(k, v)| (k.as_os_str(), v.as_os_str()))
+            .collect();
+
+        // Sandboxed with a cgroup or limits, bubblewrap waits once its
+        // namespaces exist (fd 3) and says its child's pid (fd 4), so that
+        // both are set before the bot runs.
+        let hold = sandboxed && (cgroup.is_some() || limited);
+        let (block, info) = if hold {
+            let (br, bw) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)?;
+            let (ir, iw) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)?;
+            (Some((br, bw)), Some((ir, iw)))
         } else {
-            let exe = sandbox::find_on_path(program.as_ref(), &path)
-                .filter(|_| !program.contains('/'))
-                .unwrap_or_else(|| PathBuf::from(program));
-            let mut cmd = Command::new(exe);
-            cmd.arg0(program).args(args).current_dir(&cwd);
-            cmd
+            (None, None)
         };
-        cmd.stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .kill_on_drop(false)
-            .env_clear()
-            .env("PATH", &path)
-            .env("LANG", "C.UTF-8");
-        for (k, v) in &tool_env {
-            cmd.env(k, v);
-        }
-        for (k, v) in &spec.env {
-            cmd.env(k, v);
-        }
-        // Last: the bot's own environment must not move HOME or TMPDIR out
-        // of its private directory.
-        let home = if sandboxed {
-            Path::new("/tmp")
-        } else {
-            private.path()
-        };
-        cmd.env("HOME", home).env("TMPDIR", home);
-        let cgroup = Cgroup::create();
-        let join = cgroup.as_ref().map(Cgroup::procs_fd);
-        let res = spec.resources.clone();
-        // Unsandboxed, the child drops to its uid itself: after joining the
-        // cgroup, which only root may do.
-        let drop_to = uid.filter(|_| !sandboxed);
-        // SAFETY: between fork and exec the closure makes only
-        // async-signal-safe system calls and allocates nothing.
-        unsafe {
-            cmd.pre_exec(move || {
-                nix::unistd::setsid()?;
-                if let Some(fd) = join {
-                    nix::unistd::write(std::os::fd::BorrowedFd::borrow_raw(fd), b"0")?;
-                }
-                apply_rlimits(&res)?;
-                if let Some(id) = drop_to {
-                    nix::unistd::setgroups(&[])?;
-                    nix::unistd::setgid(nix::unistd::Gid::from_raw(id))?;
-                    nix::unistd::setuid(nix::unistd::Uid::from_raw(id))?;
-                }
-                if !sandboxed {
-                    // bubblewrap sets this for its child itself.
-                    nix::sys::prctl::set_no_new_privs()?;
-                }
-                Ok(())
-            });
-        }
-        let mut child = {
+        let spawned = {
             let _spawning = process::keeper::spawning();
-            let child = cmd.spawn()?;
-            live_add(child.id().map(|p| p as i32).unwrap_or(0));
-            child
+            let spawned = if let Some(plan) = &plan {
+                let bwrap = sandbox::find_on_path("bwrap".as_ref(), &path).ok_or_else(|| {
+                    io::Error::new(io::ErrorKind::NotFound, "bwrap is not on PATH")
+                })?;
+                let mut argv: Vec<&OsStr> = vec!["bwrap".as_ref()];
+                if hold {
+                    argv.extend(["--block-fd", "3", "--info-fd", "4"].map(OsStr::new));
+                }
+                argv.extend(plan.args.iter().map(|a| a.as_os_str()));
+                let mut fds = Vec::new();
+                if let (Some((br, _)), Some((_, iw))) = (&block, &info) {
+                    use std::os::fd::AsRawFd as _;
+                    fds = vec![(br.as_raw_fd(), 3), (iw.as_raw_fd(), 4)];
+                }
+                process::spawn::spawn(process::spawn::Launch {
+                    program: &bwrap,
+                    argv,
+                    env: env_refs,
+                    cwd: Path::new("/"),
+                    fds,
+                    pre_exec: None,
+                })?
+            } else {
+                let exe = sandbox::find_on_path(program.as_ref(), &path)
+                    .filter(|_| !program.contains('/'))
+                    .unwrap_or_else(|| PathBuf::from(program));
+                // Limits and another uid can only be set in the child.
+                let drop_to = uid;
+                let join = cgroup.as_ref().map(Cgroup::procs_fd);
+                let hook = (limited || drop_to.is_some()).then(|| {
+                    let res = res.clone();
+                    Box::new(move || {
+                        if let Some(fd) = join {
+                            // SAFETY: the cgroup's descriptor outlives the spawn.
+                            let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
+                            nix::unistd::write(fd, b"0")?;
+                        }
+                        apply_rlimits(&res)?;
+                        if let Some(id) = drop_to {
+                            nix::unistd::setgroups(&[])?;
+                            nix::unistd::setgid(nix::unistd::Gid::from_raw(id))?;
+                            nix::unistd::setuid(nix::unistd::Uid::from_raw(id))?;
+                        }
+                        Ok(())
+                    }) as Box<dyn FnMut() -> io::Result<()> + Send + Sync>
+                });
+                let slow = hook.is_some();
+                let spawned = process::spawn::spawn(process::spawn::Launch {
+                    program: &exe,
+                    argv: spec.command.iter().map(OsStr::new).collect(),
+                    env: env_refs,
+                    cwd: &cwd,
+                    fds: Vec::new(),
+                    pre_exec: hook,
+                })?;
+                if let (Some(cg), false) = (&cgroup, slow) {
+                    cg.add(spawned.child.id());
+                }
+                spawned
+            };
+            live_add(spawned.child.id());
+            spawned
         };
-        let pid = child.id().map(|p| p as i32).unwrap_or(0);
+        if let (Some((br, bw)), Some((ir, iw))) = (block, info) {
+            drop((br, iw));
+            let child = bwrap_child(ir).await;
+            let hold_up = || -> io::Result<()> {
+                let child = child?;
+                if let Some(cg) = &cgroup {
+                    cg.add(spawned.child.id());
+                    cg.add(child);
+                }
+                apply_prlimits(child, &res)
+            };
+            if let Err(e) = hold_up() {
+                // The bot never ran: end bubblewrap and say why.
+                let _ = killpg(Pid::from_raw(spawned.child.id()), Signal::SIGKILL);
+                live_remove(spawned.child.id());
+                return Err(e);
+            }
+            // Any byte lets the sandboxed child go on to the bot.
+            nix::unistd::write(&bw, b"go")?;
+        }
+        let process::spawn::Spawned {
+            child,
+            stdin,
+            stdout,
+            stderr,
+        } = spawned;
+        let pid = child.id();
         let members = Arc::new(Members::new(pid, cgroup, sandboxed));
         let memory = spec
             .resources
             .memory_bytes
             .map(|limit| watchdog::watch(&members, limit));
-        let stdin = child.stdin.take();
-        let stdout = child.stdout.take().expect("stdout is piped");
-        let stderr = child.stderr.take().expect("stderr is piped");
         let log_sink = Arc::new(Mutex::new(LogSink {
             cap: spec.resources.stderr_bytes.unwrap_or(limits.log_cap),
             ..LogSink::default()
@@ -749,7 +889,7 @@ impl Bot {
             members,
             memory,
             frozen: false,
-            stdin,
+            stdin: Some(stdin),
             reader: LineReader::new(stdout),
             log: log_sink,
             log_path: None,
@@ -772,10 +912,12 @@ impl Bot {
         limits: &Limits,
         log: Option<&Path>,
     ) -> Result<Bot, StartError> {
-        let mut bot = Bot::spawn(spec.clone(), limits, log).map_err(|error| StartError::Spawn {
-            command: spec.command_line(),
-            error,
-        })?;
+        let mut bot = Bot::spawn(spec.clone(), limits, log)
+            .await
+            .map_err(|error| StartError::Spawn {
+                command: spec.command_line(),
+                error,
+            })?;
         match bot.handshake().await {
             Ok(()) => Ok(bot),
             Err(failure) => {

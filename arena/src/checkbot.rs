@@ -412,12 +412,14 @@ async fn start(ctx: &Ctx, report: &mut Report, first: bool) -> Result<Option<Bot
     let n = ctx.starts.get() + 1;
     ctx.starts.set(n);
     let log = ctx.logs.path().join(format!("start-{n}.log"));
-    let mut bot = Bot::spawn(ctx.spec.clone(), &ctx.limits, Some(&log)).map_err(|e| {
-        format!(
-            "cannot start bot command `{}`: {e}",
-            ctx.spec.command_line()
-        )
-    })?;
+    let mut bot = Bot::spawn(ctx.spec.clone(), &ctx.limits, Some(&log))
+        .await
+        .map_err(|e| {
+            format!(
+                "cannot start bot command `{}`: {e}",
+                ctx.spec.command_line()
+            )
+        })?;
     let t0 = Instant::now();
     match bot.handshake().await {
         Ok(()) => {

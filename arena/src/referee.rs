@@ -468,7 +468,7 @@ impl Player {
 /// Starts the bot of `spec` just to see that its command can be run, and
 /// stops it at once. The error names the command.
 pub async fn check_command(spec: &Arc<BotSpec>, limits: &Limits) -> Result<(), String> {
-    match Bot::spawn(spec.clone(), limits, None) {
+    match Bot::spawn(spec.clone(), limits, None).await {
         Ok(mut bot) => {
             bot.kill().await;
             Ok(())

@@ -387,7 +387,12 @@ fn a_sandboxed_bot_cannot_touch_its_opponent_the_run_or_the_host() {
     let _ = std::fs::remove_dir_all(prog.out());
     let trojan = format!("trojan=bots/hostile/trojan --victim {}", opponent.display());
     let o = prog.play("none", &[trojan, opp.clone()], &["--games", "1"], &[]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "{:?} {}",
+        o.status,
+        String::from_utf8_lossy(&o.stderr)
+    );
     assert_ne!(
         std::fs::read(&opponent).unwrap(),
         original,
@@ -422,7 +427,12 @@ fn the_bot_not_on_move_is_frozen_unless_pondering_is_allowed() {
                 let mut cmd = match_cmd(&out, sandbox, &bots, &extra);
                 cmd.env("ARENA_CGROUPS", cgroups);
                 let o = run(cmd);
-                assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+                assert!(
+                    o.status.success(),
+                    "{:?} {}",
+                    o.status,
+                    String::from_utf8_lossy(&o.stderr)
+                );
                 let r = &records(&out)[0];
                 let measured: Vec<f64> = r
                     .moves
@@ -502,7 +512,12 @@ fn a_memory_limit_that_java_and_node_bots_live_with() {
             &[java("--seed 1"), node.clone()],
             &["--games", "2", "--memory-mb", "256", "--movetime", "5000"],
         ));
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert!(
+            o.status.success(),
+            "{:?} {}",
+            o.status,
+            String::from_utf8_lossy(&o.stderr)
+        );
         for r in records(&out) {
             assert!(
                 !r.reason.is_forfeit(),
@@ -518,7 +533,12 @@ fn a_memory_limit_that_java_and_node_bots_live_with() {
             &[java("--hog"), node.clone()],
             &["--games", "1", "--memory-mb", "256", "--movetime", "20000"],
         ));
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert!(
+            o.status.success(),
+            "{:?} {}",
+            o.status,
+            String::from_utf8_lossy(&o.stderr)
+        );
         let r = &records(&out)[0];
         assert_eq!(
             (r.reason, r.offender),
@@ -554,7 +574,12 @@ fn each_game_gives_a_bot_a_fresh_private_directory() {
         // this temporary one), shared by its games.
         cmd.current_dir(dir.path());
         let o = run(cmd);
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert!(
+            o.status.success(),
+            "{:?} {}",
+            o.status,
+            String::from_utf8_lossy(&o.stderr)
+        );
         let log = logs(&out);
         let mut places = vec!["home", "tmpdir"];
         if sandbox == "bwrap" {
@@ -601,7 +626,12 @@ fn an_interpreter_outside_the_system_directories_runs_sandboxed() {
     let mut cmd = match_cmd(&out, "bwrap", &bots, &["--games", "2"]);
     cmd.env("PATH", path);
     let o = run(cmd);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "{:?} {}",
+        o.status,
+        String::from_utf8_lossy(&o.stderr)
+    );
     for r in records(&out) {
         assert!(
             !r.reason.is_forfeit(),

@@ -1,7 +1,7 @@
 //! A cgroup (v2) per bot, where arena may create them (as root, or in a
 //! delegated subtree): every process a bot starts stays in its cgroup
 //! whatever it does to its session or process group, so the cgroup is what
-//! arena freezes, kills and reads CPU time from. Where no cgroup can be
+//! arena kills, reads CPU time from, and finds the processes to freeze in. Where no cgroup can be
 //! made, [`super::members`] falls back to the bot's process group.
 //!
 //! The cgroups live under `arena-PID/` beside arena's own cgroup. `ARENA_CGROUPS=off`
@@ -32,7 +32,7 @@ fn root() -> Option<&'static Path> {
             Err(_) => return None,
         }
         // cgroup.kill came with Linux 5.14; without it the fallback is better.
-        if dir.join("cgroup.kill").exists() && dir.join("cgroup.freeze").exists() {
+        if dir.join("cgroup.kill").exists() {
             Some(dir)
         } else {
             let _ = fs::remove_dir(&dir);
@@ -110,7 +110,8 @@ pub struct Cgroup {
     /// `cgroup.procs`, open for writing: a child writes `0` to it before
     /// `exec`, so it is inside from its first instruction on.
     procs: File,
-    freeze: File,
+    /// `cgroup.procs` again, for reading (pread from 0 regenerates it).
+    members: File,
     kill: File,
     cpu: File,
 }
@@ -134,16 +135,16 @@ impl Cgroup {
         let files = (|| {
             Ok::<_, io::Error>((
                 open("cgroup.procs", true)?,
-                open("cgroup.freeze", true)?,
+                open("cgroup.procs", false)?,
                 open("cgroup.kill", true)?,
                 open("cpu.stat", false)?,
             ))
         })();
         match files {
-            Ok((procs, freeze, kill, cpu)) => Some(Cgroup {
+            Ok((procs, members, kill, cpu)) => Some(Cgroup {
                 dir,
                 procs,
-                freeze,
+                members,
                 kill,
                 cpu,
             }),
@@ -160,9 +161,10 @@ impl Cgroup {
         self.procs.as_raw_fd()
     }
 
-    /// Stops (or resumes) every process in the cgroup.
-    pub fn set_frozen(&self, frozen: bool) {
-        let _ = self.freeze.write_at(if frozen { b"1" } else { b"0" }, 0);
+    /// Moves the process `pid` (and the children it starts from now on)
+    /// into the cgroup.
+    pub fn add(&self, pid: i32) {
+        let _ = self.procs.write_at(pid.to_string().as_bytes(), 0);
     }
 
     /// SIGKILLs every process in the cgroup.
@@ -187,15 +189,26 @@ impl Cgroup {
 
     /// The pids in the cgroup now.
     pub fn pids(&self) -> Vec<i32> {
-        fs::read_to_string(self.dir.join("cgroup.procs"))
-            .map(|t| t.lines().filter_map(|l| l.trim().parse().ok()).collect())
-            .unwrap_or_default()
+        let mut buf = vec![0u8; 4096];
+        let mut len = 0;
+        loop {
+            match self.members.read_at(&mut buf[len..], len as u64) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => len += n,
+            }
+            if len == buf.len() {
+                buf.resize(2 * len, 0);
+            }
+        }
+        String::from_utf8_lossy(&buf[..len])
+            .lines()
+            .filter_map(|l| l.trim().parse().ok())
+            .collect()
     }
 }
 
 impl Drop for Cgroup {
     fn drop(&mut self) {
-        self.set_frozen(false);
         self.kill();
         wait_empty(&self.dir, Duration::from_secs(1));
         let _ = fs::remove_dir(&self.dir);

@@ -46,10 +46,15 @@ pub fn install() {
     // Inherited by the child: neither exposes its environment to bots.
     let _ = nix::sys::prctl::set_dumpable(false);
     let parent = getpid();
+    // The referee may signal the keeper before the keeper's handlers are
+    // in place: held back until they are.
+    let watched = watched_signals();
+    let _ = watched.thread_block();
     // SAFETY: no other thread exists yet (the caller's contract), so the
     // child may run arbitrary code.
     match unsafe { fork() } {
         Ok(ForkResult::Child) => {
+            let _ = watched.thread_unblock();
             let _ = nix::sys::prctl::set_pdeathsig(Signal::SIGTERM);
             if getppid() != parent {
                 // The keeper died before the line above: stop at once.
@@ -58,14 +63,32 @@ pub fn install() {
             KEEPER.store(parent.as_raw(), Ordering::Relaxed);
             INSTALLED.store(true, Ordering::Relaxed);
         }
-        Ok(ForkResult::Parent { child }) => keep(child),
+        Ok(ForkResult::Parent { child }) => keep(child, watched),
         // Without a keeper the referee still sweeps orphans while it lives.
-        Err(_) => INSTALLED.store(true, Ordering::Relaxed),
+        Err(_) => {
+            let _ = watched.thread_unblock();
+            INSTALLED.store(true, Ordering::Relaxed);
+        }
     }
 }
 
+/// The signals the keeper handles: passed on to the referee, and SIGUSR1.
+fn watched_signals() -> SigSet {
+    let mut set = SigSet::empty();
+    for sig in [
+        Signal::SIGINT,
+        Signal::SIGTERM,
+        Signal::SIGHUP,
+        Signal::SIGQUIT,
+        Signal::SIGUSR1,
+    ] {
+        set.add(sig);
+    }
+    set
+}
+
 /// The keeper: waits for the referee, then cleans up and exits as it did.
-fn keep(referee: Pid) -> ! {
+fn keep(referee: Pid, watched: SigSet) -> ! {
     REFEREE.store(referee.as_raw(), Ordering::Relaxed);
     let forward = SigAction::new(
         SigHandler::SigAction(forward),
@@ -89,6 +112,7 @@ fn keep(referee: Pid) -> ! {
         }
         let _ = nix::sys::signal::sigaction(Signal::SIGUSR1, &contain);
     }
+    let _ = watched.thread_unblock();
     let mut subreaper = false;
     let status = loop {
         if CONTAIN.load(Ordering::Relaxed) && !subreaper {

@@ -30,17 +30,40 @@ impl Members {
     }
 
     /// Stops every process of the bot (`true`) or lets them run again.
+    ///
+    /// With a cgroup, each process in it gets SIGSTOP (SIGCONT), looked up
+    /// again until no new one appears (a stopped process cannot fork): that
+    /// catches processes that left the bot's process group, and costs about
+    /// what one signal to the group costs for the usual one-process bot. The
+    /// cgroup freezer would do the same, but made a tournament of instant
+    /// bots 70% slower here.
     pub fn set_frozen(&self, frozen: bool) {
-        match &self.cgroup {
-            Some(cg) => cg.set_frozen(frozen),
-            None => {
-                let sig = if frozen {
-                    Signal::SIGSTOP
-                } else {
-                    Signal::SIGCONT
-                };
-                let _ = killpg(Pid::from_raw(self.leader), sig);
+        let sig = if frozen {
+            Signal::SIGSTOP
+        } else {
+            Signal::SIGCONT
+        };
+        let Some(cg) = &self.cgroup else {
+            let _ = killpg(Pid::from_raw(self.leader), sig);
+            return;
+        };
+        let mut done: Vec<i32> = Vec::new();
+        for _ in 0..100 {
+            let pids: Vec<i32> = cg
+                .pids()
+                .into_iter()
+                .filter(|p| !done.contains(p))
+                .collect();
+            if pids.is_empty() {
+                return;
             }
+            for &pid in &pids {
+                let _ = nix::sys::signal::kill(Pid::from_raw(pid), sig);
+            }
+            if !frozen {
+                return;
+            }
+            done.extend(pids);
         }
     }
 

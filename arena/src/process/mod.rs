@@ -3,6 +3,7 @@
 //! - [`sandbox`]: bubblewrap, private directories, what a bot may see;
 //! - [`cgroup`]: a cgroup per bot where arena may make them;
 //! - [`members`]: a bot's processes as one thing to freeze, kill, measure;
+//! - [`spawn`]: starting a bot without `fork`, waiting for it by pidfd;
 //! - [`watchdog`]: the resident-memory limit;
 //! - [`keeper`]: nothing outlives its game or the referee (keeper process,
 //!   subreaper, orphan sweeps).
@@ -11,6 +12,7 @@ pub mod cgroup;
 pub mod keeper;
 pub mod members;
 pub mod sandbox;
+pub mod spawn;
 pub mod watchdog;
 
 /// `PATH` for bots when the referee has none.
