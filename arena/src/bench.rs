@@ -3,7 +3,7 @@
 //! be compared with. `cargo bench` runs thin wrappers over the same code.
 //!
 //! Sections:
-//! - engines: random playouts on one thread ([`crate::playout::throughput`]);
+//! - engines: random playouts on one thread ([`arena_core::playout::throughput`]);
 //! - pipe floor: a line each way to a child that echoes (the same exchange as
 //!   `shared/bench/pingpong.c rt`, blocking std pipes, no runtime), and the C
 //!   program itself when asked to;
@@ -28,10 +28,10 @@ use serde::Serialize;
 
 use crate::bot::{BotSpec, Limits};
 use crate::config::{FormatKind, Normalized, NormalizedBot};
-use crate::games::{self, AnyGame, Game, Outcome, ParamError, Params, ParseError, Seat};
 use crate::lanes::Lanes;
 use crate::referee::{run_game, GameSetup, Player, TimeControl};
 use crate::tournament::{self, ProgressMode, RefereePlayer, RunOptions};
+use arena_core::games::{self, AnyGame, Game, Outcome, ParamError, Params, ParseError, Seat};
 
 /// Targets from the issue: plain C implementations of the same rules on this
 /// kind of machine (moves or actions per second, one core).
@@ -408,7 +408,7 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<BenchR
 
 /// Random-playout throughput of both engines with default parameters.
 pub fn engines(seconds: f64) -> Vec<EngineFigures> {
-    use crate::games::{dakon::Dakon, latrunculi::Latrunculi};
+    use arena_core::games::{dakon::Dakon, latrunculi::Latrunculi};
     let dakon = Dakon::from_params(&[]).expect("default parameters");
     let latrunculi = Latrunculi::from_params(&[]).expect("default parameters");
     vec![
@@ -419,7 +419,7 @@ pub fn engines(seconds: f64) -> Vec<EngineFigures> {
 
 fn engine<G: Game>(game: &G, seconds: f64, target: f64) -> EngineFigures {
     let cpu0 = thread_cpu_seconds();
-    let t = crate::playout::throughput(game, seconds, 1);
+    let t = arena_core::playout::throughput(game, seconds, 1);
     let cpu = (thread_cpu_seconds() - cpu0).max(1e-9);
     EngineFigures {
         cpu_seconds: cpu,

@@ -31,8 +31,8 @@ use crate::process::cgroup::Cgroup;
 use crate::process::members::Members;
 use crate::process::sandbox::{self, Plan, PrivateDir};
 use crate::process::watchdog::{self, Watch};
-use crate::protocol::{self, FromBot, LineError, ToBot, MAX_LINE};
-use crate::record::Reason;
+use arena_core::protocol::{self, FromBot, LineError, ToBot, MAX_LINE};
+use arena_core::record::Reason;
 
 /// How to start a bot: an argv list (never a shell line), with an optional
 /// working directory and extra environment variables.

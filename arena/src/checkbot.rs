@@ -26,9 +26,9 @@ use rand_chacha::ChaCha8Rng;
 use tokio::time::Instant;
 
 use crate::bot::{Bot, BotFailure, BotSpec, Limits};
-use crate::games::{self, AnyGame, AnyState, Seat};
-use crate::protocol::{self, FromBot, Go, Ms, ToBot, Verdict};
-use crate::record::Reason;
+use arena_core::games::{self, AnyGame, AnyState, Seat};
+use arena_core::protocol::{self, FromBot, Go, Ms, ToBot, Verdict};
+use arena_core::record::Reason;
 
 /// Options of `arena check-bot`.
 #[derive(Args, Clone, Debug)]

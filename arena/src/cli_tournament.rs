@@ -142,7 +142,7 @@ fn run_tournament(args: &TournamentArgs, path: &Path) -> Result<(), Failure> {
         eprintln!("arena tournament: warning: {w}");
     }
 
-    let game = crate::games::new_game(&config.game, &config.params)
+    let game = arena_core::games::new_game(&config.game, &config.params)
         .expect("validated when the config was loaded");
     let out = args.out.clone().unwrap_or_else(|| {
         let base = Path::new("reports").join(&config.name);

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::bot::{LimitSettings, Sandbox};
-use crate::games;
+use arena_core::games;
 
 /// The largest config file arena reads.
 pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
@@ -850,7 +850,7 @@ impl fmt::Display for FormatKind {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::games::{Game, IllegalMove, Outcome, ParamError, ParamReader, ParseError};
+    use arena_core::games::{Game, IllegalMove, Outcome, ParamError, ParamReader, ParseError};
 
     /// A tiny game for tests: take 1 or 2 stones; who takes the last wins.
     #[derive(Clone, Debug, PartialEq)]

@@ -8,13 +8,13 @@ use clap::{Args, Parser, Subcommand};
 
 use arena::bot::{self, BotSpec, Limits};
 use arena::display::escape;
-use arena::games;
 use arena::matchplay::{self, MatchConfig, MatchError, MatchRun, Tally};
 use arena::rating::{self, RatingOptions};
-use arena::record::GameRecord;
 use arena::referee::TimeControl;
 use arena::report::ratings as ratings_report;
 use arena::tournament::TournamentError;
+use arena_core::games;
+use arena_core::record::GameRecord;
 
 mod cli;
 

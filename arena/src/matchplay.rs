@@ -12,12 +12,12 @@ use std::sync::{Arc, Mutex};
 
 use crate::bot::{BotSpec, Limits};
 use crate::config::{self, FormatKind, Normalized, NormalizedBot};
-use crate::games::AnyGame;
 use crate::rating::{Sprt, SprtParams, SprtStatus};
-use crate::record::GameRecord;
 use crate::referee::{self, GameSetup, TimeControl};
 use crate::schedule::{self, GameJob};
 use crate::tournament::{self, Hooks, ProgressMode, RunOptions, TournamentError};
+use arena_core::games::AnyGame;
+use arena_core::record::GameRecord;
 
 pub use crate::schedule::game_seeds;
 

@@ -9,8 +9,8 @@
 use std::io::{self, BufRead, Write};
 
 use crate::display::escape;
-use crate::games::{AnyGame, AnyState, Outcome, PlayError, Seat};
 use crate::report::text::render_state;
+use arena_core::games::{AnyGame, AnyState, Outcome, PlayError, Seat};
 
 /// How a terminal game ended.
 #[derive(Clone, Debug, PartialEq, Eq)]

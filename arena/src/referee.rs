@@ -17,9 +17,9 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use crate::bot::{Bot, BotFailure, BotSpec, Limits, StartError};
-use crate::games::{AnyGame, AnyState, Seat};
-use crate::protocol::{self, FromBot, Go, Ms, ToBot, Verdict};
-use crate::record::{GameRecord, GameResult, MoveRecord, Reason, SeatRecord};
+use arena_core::games::{AnyGame, AnyState, Seat};
+use arena_core::protocol::{self, FromBot, Go, Ms, ToBot, Verdict};
+use arena_core::record::{GameRecord, GameResult, MoveRecord, Reason, SeatRecord};
 
 /// The clock rules of a game. With neither `movetime` nor `time` a bot may
 /// think for ever (only sensible for trusted bots).
@@ -581,7 +581,9 @@ mod tests {
     //! The referee loop against real bot processes, on a toy game (the real
     //! engines are tested end to end in `tests/`).
     use super::*;
-    use crate::games::{Game, IllegalMove, Outcome, ParamError, ParamReader, Params, ParseError};
+    use arena_core::games::{
+        Game, IllegalMove, Outcome, ParamError, ParamReader, Params, ParseError,
+    };
     use std::fmt;
 
     /// Nim with one pile: take 1 or 2 stones; whoever takes the last wins.

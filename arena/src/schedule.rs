@@ -13,7 +13,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::config::FormatKind;
-use crate::games::AnyGame;
+use arena_core::games::AnyGame;
 
 /// One game to play.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -30,8 +30,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::Normalized;
 use crate::display::escape;
-use crate::record::{CsvRow, GameRecord};
 use crate::schedule::{GameJob, Shard};
+use arena_core::record::{CsvRow, GameRecord};
 
 pub const MANIFEST: &str = "tournament.json";
 pub const JOURNAL: &str = "journal.jsonl";

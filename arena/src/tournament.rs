@@ -13,9 +13,9 @@ use std::time::{Duration, Instant};
 use crate::config::Normalized;
 use crate::display::escape;
 use crate::lanes::Lanes;
-use crate::record::{GameRecord, GameResult};
 use crate::schedule::{self, GameJob, Shard};
 use crate::store::{self, RunLock, StopRule, StoreError, Writer};
+use arena_core::record::{GameRecord, GameResult};
 
 pub use crate::store::{
     read_records, write_games, Manifest, CSV_HEADER, GAMES_CSV, GAMES_JSONL, JOURNAL, LOCK,
@@ -706,7 +706,7 @@ impl Progress {
 /// game on that lane (`newgame` again), and starts a new one only after the
 /// bot failed or lost by misbehaving.
 pub struct RefereePlayer {
-    pub game: Arc<dyn crate::games::AnyGame>,
+    pub game: Arc<dyn arena_core::games::AnyGame>,
     /// In config order (a job's `seats` index this).
     pub bots: Vec<Arc<crate::bot::BotSpec>>,
     /// The bots' commands as written in the config, for the records (the
@@ -985,7 +985,7 @@ pub fn merge(dirs: &[PathBuf], out: Option<&Path>) -> Result<MergeSummary, Tourn
 mod tests {
     use super::*;
     use crate::config::{FormatKind, NormalizedBot, TimeControl};
-    use crate::record::{Reason, SeatRecord};
+    use arena_core::record::{Reason, SeatRecord};
     use std::fs::{self, OpenOptions};
     use std::io::Write;
     use std::os::unix::fs::MetadataExt;

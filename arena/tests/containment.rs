@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use arena::record::{GameRecord, Reason};
+use arena_core::record::{GameRecord, Reason};
 
 #[path = "common/procs.rs"]
 mod procs;

@@ -10,8 +10,8 @@
 //! counting every text it fed to a parser.
 
 use arena::bot::LineReader;
-use arena::games::{self, AnyState};
-use arena::protocol::{self, FromBot};
+use arena_core::games::{self, AnyState};
+use arena_core::protocol::{self, FromBot};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use rand::{RngExt, SeedableRng};

@@ -14,10 +14,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use arena::bot::{Bot, BotSpec, Limits, ResourceLimits, Sandbox};
-use arena::games;
 use arena::matchplay::{self, MatchConfig};
-use arena::record::{GameRecord, Reason};
 use arena::referee::TimeControl;
+use arena_core::games;
+use arena_core::record::{GameRecord, Reason};
 
 #[path = "common/procs.rs"]
 mod procs;

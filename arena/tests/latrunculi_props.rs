@@ -1,8 +1,8 @@
 //! Property tests of the Ludus latrunculorum engine over random games on
 //! random board sizes and piece counts, and of its parsers on arbitrary text.
 
-use arena::games::latrunculi::{Latrunculi, Move, Square, State};
-use arena::games::Game;
+use arena_core::games::latrunculi::{Latrunculi, Move, Square, State};
+use arena_core::games::Game;
 use proptest::prelude::*;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;

@@ -3,7 +3,7 @@
 
 mod common;
 
-use arena::games::new_game;
+use arena_core::games::new_game;
 use common::arena;
 use std::process::{Command, Stdio};
 

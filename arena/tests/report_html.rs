@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use arena::record::GameRecord;
+use arena_core::record::GameRecord;
 
 fn chromium() -> Option<PathBuf> {
     if let Ok(p) = std::env::var("CHROMIUM") {

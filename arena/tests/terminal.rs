@@ -8,7 +8,7 @@ use common::arena;
 
 use std::path::Path;
 
-use arena::games::{new_game, PlayError};
+use arena_core::games::{new_game, PlayError};
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()

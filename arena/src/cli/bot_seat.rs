@@ -6,10 +6,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use arena::bot::{Bot, BotSpec, Limits};
-use arena::games::{AnyGame, Seat};
 use arena::play::{MoveSource, PlayEnd};
-use arena::protocol::{FromBot, Go, Ms, ToBot, Verdict};
-use arena::record::Reason;
+use arena_core::games::{AnyGame, Seat};
+use arena_core::protocol::{FromBot, Go, Ms, ToBot, Verdict};
+use arena_core::record::Reason;
 
 pub struct BotSeat {
     runtime: tokio::runtime::Runtime,

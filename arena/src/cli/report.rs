@@ -39,7 +39,7 @@ pub struct PlayArgs {
     #[arg(long)]
     pub human: bool,
     /// A game parameter as key=value (repeatable).
-    #[arg(long = "param", value_name = "KEY=VALUE", value_parser = arena::games::parse_param)]
+    #[arg(long = "param", value_name = "KEY=VALUE", value_parser = arena_core::games::parse_param)]
     pub params: Vec<(String, String)>,
     /// A bot opponent as 'NAME=COMMAND ARGS...' (argv split on spaces,
     /// quotes group; no shell).
@@ -168,7 +168,7 @@ fn play_game(args: &PlayArgs) -> Result<(), String> {
                 .into(),
         );
     }
-    let game = arena::games::new_game(&args.game, &args.params).map_err(|e| e.to_string())?;
+    let game = arena_core::games::new_game(&args.game, &args.params).map_err(|e| e.to_string())?;
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let mut out = std::io::stdout();

@@ -364,7 +364,7 @@ mod tests {
     use super::*;
     use crate::rating::close;
     use crate::rating::Played;
-    use crate::record::GameResult::{self, *};
+    use arena_core::record::GameResult::{self, *};
 
     /// `(a, b, wins of a, draws, wins of b)` per pair.
     fn pool(pairs: &[(&str, &str, usize, usize, usize)]) -> Pool {

@@ -18,7 +18,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::stats::{self, expected_score, Interval};
 use super::{compute, Played, RatingOptions};
-use crate::record::GameResult;
+use arena_core::record::GameResult;
 
 /// One kind of tournament.
 #[derive(Clone, Debug, PartialEq)]

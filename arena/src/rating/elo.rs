@@ -99,7 +99,7 @@ mod tests {
     use super::*;
     use crate::rating::close;
     use crate::rating::Played;
-    use crate::record::GameResult::{self, *};
+    use arena_core::record::GameResult::{self, *};
 
     fn pool(games: &[(u64, u64, &str, &str, GameResult)]) -> Pool {
         let played: Vec<Played> = games

@@ -285,7 +285,7 @@ impl Evidence {
 mod tests {
     use super::*;
     use crate::rating::Played;
-    use crate::record::GameResult::{self, *};
+    use arena_core::record::GameResult::{self, *};
 
     /// x against y in seat-swapped pairs; each pair's two results are
     /// given from x's side.

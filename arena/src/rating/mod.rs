@@ -17,7 +17,7 @@ pub mod stats;
 
 use std::collections::BTreeMap;
 
-use crate::record::{CsvRow, GameRecord, GameResult};
+use arena_core::record::{CsvRow, GameRecord, GameResult};
 
 pub use sprt::{Pentanomial, Sprt, SprtParams, SprtStatus};
 
@@ -43,8 +43,8 @@ impl From<&CsvRow> for Played {
             round: r.round,
             pair: r.pair,
             bots: [
-                crate::record::csv_text(&r.seat0).to_string(),
-                crate::record::csv_text(&r.seat1).to_string(),
+                arena_core::record::csv_text(&r.seat0).to_string(),
+                arena_core::record::csv_text(&r.seat1).to_string(),
             ],
             result: r.result,
         }
@@ -417,7 +417,7 @@ fn close(a: f64, b: f64, tol: f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::GameResult::{self, *};
+    use arena_core::record::GameResult::{self, *};
 
     fn played(index: u64, round: u64, a: &str, b: &str, result: GameResult) -> Played {
         Played {

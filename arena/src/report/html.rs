@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::summary::{self, Crosstable, RatingChart, Table, Timeline};
-use crate::record::GameRecord;
+use arena_core::record::GameRecord;
 
 const CSS: &str = include_str!("assets/report.css");
 const JS: &str = include_str!("assets/report.js");

@@ -15,7 +15,7 @@ pub mod text;
 use std::io;
 use std::path::Path;
 
-use crate::record::GameRecord;
+use arena_core::record::GameRecord;
 
 pub use html::write_html;
 

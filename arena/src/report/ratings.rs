@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use crate::rating::bradley_terry::Mle;
 use crate::rating::{self, Estimate, Played, RatingOptions, Standings};
-use crate::record::{CsvRow, GameRecord};
+use arena_core::record::{CsvRow, GameRecord};
 
 /// `ratings.csv` columns, in order. The first 16 are the stable schema;
 /// columns may be added at the end, never removed or reordered.
@@ -87,7 +87,7 @@ pub struct WriteError {
 /// injection advice says. Only bot names go through this: numbers are
 /// written by us.
 pub fn spreadsheet_safe(text: &str) -> Cow<'_, str> {
-    crate::record::csv_cell(text)
+    arena_core::record::csv_cell(text)
 }
 
 /// Resolves a games file: a directory means its `games.csv`, else its
@@ -430,7 +430,7 @@ pub fn standings_table(s: &Standings) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::GameResult::*;
+    use arena_core::record::GameResult::*;
 
     fn games() -> Vec<Played> {
         let mk = |index: u64, a: &str, b: &str, result| Played {
@@ -531,8 +531,8 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
-    fn record(index: u64, a: &str, b: &str, result: crate::record::GameResult) -> GameRecord {
-        use crate::record::{Reason, SeatRecord};
+    fn record(index: u64, a: &str, b: &str, result: arena_core::record::GameResult) -> GameRecord {
+        use arena_core::record::{Reason, SeatRecord};
         let seat = |name: &str| SeatRecord {
             name: name.into(),
             command: vec!["./bot".into()],

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::record::{GameRecord, GameResult};
+use arena_core::record::{GameRecord, GameResult};
 
 /// One bot's results, counted from the records.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -449,7 +449,7 @@ pub fn timeline(records: &[GameRecord], bots: &[String]) -> Timeline {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{Reason, SeatRecord};
+    use arena_core::record::{Reason, SeatRecord};
 
     fn game(index: u64, a: &str, b: &str, result: GameResult, reason: Reason) -> GameRecord {
         let seat = |name: &str| SeatRecord {

@@ -11,7 +11,7 @@
 use std::fmt::Write as _;
 
 use crate::display::escape;
-use crate::record::GameRecord;
+use arena_core::record::GameRecord;
 
 /// A Dakon position as its notation gives it.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -3,8 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use arena::games::{new_game, AnyGame};
-use arena::record::{GameRecord, GameResult, MoveRecord, Reason, SeatRecord};
+use arena_core::games::{new_game, AnyGame};
+use arena_core::record::{GameRecord, GameResult, MoveRecord, Reason, SeatRecord};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

@@ -13,7 +13,7 @@
 
 use std::time::Instant;
 
-use arena::games::{Outcome, Seat};
+use arena_core::games::{Outcome, Seat};
 use rand::RngExt;
 
 use crate::algo::{Algorithm, Ctx};

@@ -1,8 +1,8 @@
 //! Dakon's evaluation: seeds in the stores, plus smaller terms for seeds
 //! still in each row and for pits that would earn a bonus move.
 
-use arena::games::dakon::{Dakon, DakonState};
-use arena::games::Seat;
+use arena_core::games::dakon::{Dakon, DakonState};
+use arena_core::games::Seat;
 
 use crate::eval::Evaluate;
 

@@ -1,7 +1,7 @@
 //! In-process games between two algorithms through the `Game` trait, with no
 //! processes and no clock: the strength and determinism tests use this.
 
-use arena::games::{Outcome, Seat};
+use arena_core::games::{Outcome, Seat};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 

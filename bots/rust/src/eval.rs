@@ -1,6 +1,6 @@
 //! Per-game heuristics: the only game-specific knowledge the bots have.
 
-use arena::games::{Game, Outcome, Seat};
+use arena_core::games::{Game, Outcome, Seat};
 
 /// A static evaluation of non-terminal positions, on top of the rules.
 ///

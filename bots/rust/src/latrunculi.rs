@@ -2,8 +2,8 @@
 //! trapped pieces (likely to be removed), and threats (enemy pieces one step
 //! from being trapped).
 
-use arena::games::latrunculi::{Latrunculi, Square, State};
-use arena::games::{Game, Seat};
+use arena_core::games::latrunculi::{Latrunculi, Square, State};
+use arena_core::games::{Game, Seat};
 
 use crate::eval::Evaluate;
 

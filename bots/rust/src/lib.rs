@@ -1,4 +1,4 @@
-//! Reference bots for arena, generic over [`arena::games::Game`].
+//! Reference bots for arena, generic over [`arena_core::games::Game`].
 //!
 //! The search code never knows which game it plays: it sees positions only
 //! through the `Game` trait (legal moves, apply, outcome, `to_move`) plus a

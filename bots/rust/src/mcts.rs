@@ -11,7 +11,7 @@
 
 use std::time::Instant;
 
-use arena::games::Seat;
+use arena_core::games::Seat;
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 

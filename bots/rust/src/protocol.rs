@@ -9,7 +9,7 @@
 use std::io::{self, BufRead, Write};
 use std::time::Instant;
 
-use arena::games::Seat;
+use arena_core::games::Seat;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -146,8 +146,8 @@ impl<A: Algorithm> Bot<A> {
 /// Every game the bots know, by wire name.
 pub fn known_games<A: Algorithm>() -> Vec<(&'static str, SessionMaker<A>)> {
     vec![
-        entry::<arena::games::dakon::Dakon, A>(),
-        entry::<arena::games::latrunculi::Latrunculi, A>(),
+        entry::<arena_core::games::dakon::Dakon, A>(),
+        entry::<arena_core::games::latrunculi::Latrunculi, A>(),
     ]
 }
 

@@ -1,15 +1,15 @@
 //! Same seed and fixed limit, same game: tournaments of these bots replay
 //! exactly. Different seeds vary the play.
 
-use arena::games::dakon::Dakon;
-use arena::games::latrunculi::Latrunculi;
-use arena::games::Game;
 use arena_bots::alphabeta::AlphaBeta;
 use arena_bots::duel::play_game;
 use arena_bots::eval::Evaluate;
 use arena_bots::greedy::Greedy;
 use arena_bots::mcts::Mcts;
 use arena_bots::random::RandomBot;
+use arena_core::games::dakon::Dakon;
+use arena_core::games::latrunculi::Latrunculi;
+use arena_core::games::Game;
 
 fn replays<G: Evaluate>(game: &G) {
     for (seat, seed) in [(0, 11), (1, 12)] {

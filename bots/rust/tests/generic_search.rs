@@ -3,7 +3,6 @@
 
 mod common;
 
-use arena::games::Game;
 use arena_bots::algo::{Algorithm, Ctx};
 use arena_bots::alphabeta::AlphaBeta;
 use arena_bots::duel::{play_game, play_match};
@@ -12,6 +11,7 @@ use arena_bots::limits::Clock;
 use arena_bots::mcts::Mcts;
 use arena_bots::protocol::{entry, run, Bot};
 use arena_bots::random::RandomBot;
+use arena_core::games::Game;
 use common::*;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

@@ -6,9 +6,9 @@ mod common;
 
 use std::time::Duration;
 
-use arena::games::dakon::Dakon;
-use arena::games::latrunculi::Latrunculi;
-use arena::games::Game;
+use arena_core::games::dakon::Dakon;
+use arena_core::games::latrunculi::Latrunculi;
+use arena_core::games::Game;
 use common::referee::{play_over_wire, BotProcess};
 
 const FIXED: &str = "go time=- opptime=- inc=0 movetime=-";

@@ -3,9 +3,6 @@
 //! Limits are tiny (test profile); the margins are still wide. Run with
 //! `cargo test -p arena-bots --test strength -- --nocapture` to see scores.
 
-use arena::games::dakon::Dakon;
-use arena::games::latrunculi::Latrunculi;
-use arena::games::Game;
 use arena_bots::algo::Algorithm;
 use arena_bots::alphabeta::AlphaBeta;
 use arena_bots::duel::play_match;
@@ -13,6 +10,9 @@ use arena_bots::eval::Evaluate;
 use arena_bots::greedy::Greedy;
 use arena_bots::mcts::Mcts;
 use arena_bots::random::RandomBot;
+use arena_core::games::dakon::Dakon;
+use arena_core::games::latrunculi::Latrunculi;
+use arena_core::games::Game;
 
 const GAMES: u32 = 100;
 

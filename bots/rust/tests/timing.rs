@@ -9,14 +9,14 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use arena::games::dakon::Dakon;
-use arena::games::latrunculi::Latrunculi;
-use arena::games::Game;
 use arena_bots::algo::{Algorithm, Ctx};
 use arena_bots::alphabeta::AlphaBeta;
 use arena_bots::eval::Evaluate;
 use arena_bots::limits::{Clock, Go};
 use arena_bots::mcts::Mcts;
+use arena_core::games::dakon::Dakon;
+use arena_core::games::latrunculi::Latrunculi;
+use arena_core::games::Game;
 use common::referee::{play_over_wire, BotProcess};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

@@ -1,4 +1,4 @@
-//! Two toy games implementing `arena::games::Game`, to test the generic
+//! Two toy games implementing `arena_core::games::Game`, to test the generic
 //! searches without the real engines: tic-tac-toe, and a Nim with bonus
 //! moves (emptying a pile earns another move, like Dakon's store).
 #![allow(dead_code)]
@@ -7,8 +7,8 @@ pub mod referee;
 
 use std::fmt;
 
-use arena::games::{Game, Outcome, ParamError, ParamReader, Params, ParseError, Seat};
 use arena_bots::eval::Evaluate;
+use arena_core::games::{Game, Outcome, ParamError, ParamReader, Params, ParseError, Seat};
 
 // ---------------------------------------------------------------- Nim
 

@@ -2,8 +2,8 @@
 //! parameters: conservation, termination, legal-move/terminal agreement,
 //! notation round-trips, determinism, and parsers that never panic.
 
-use arena::games::dakon::{Dakon, DakonState, End, Pit};
-use arena::games::Game;
+use arena_core::games::dakon::{Dakon, DakonState, End, Pit};
+use arena_core::games::Game;
 use proptest::prelude::*;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;

@@ -7,6 +7,7 @@
 //! line to [`GAMES`].
 
 pub mod dakon;
+#[path = "../../../src/games/latrunculi.rs"]
 pub mod latrunculi;
 
 use std::fmt::{self, Debug, Display};

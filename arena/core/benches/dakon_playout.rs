@@ -1,8 +1,8 @@
 //! Random-playout throughput of the Dakon engine on the standard board
 //! (7 holes, 7 seeds): `cargo bench --bench dakon_playout`.
 
-use arena::games::dakon::Dakon;
-use arena::playout::throughput;
+use arena_core::games::dakon::Dakon;
+use arena_core::playout::throughput;
 
 fn main() {
     let game = Dakon::default();

@@ -1,0 +1,7 @@
+//! arena-core: the games of arena behind one trait, the bot protocol in
+//! both directions and game records.
+
+pub mod games;
+pub mod playout;
+pub mod protocol;
+pub mod record;
