@@ -7,7 +7,6 @@
 //! line to [`GAMES`].
 
 pub mod dakon;
-#[path = "../../../src/games/latrunculi.rs"]
 pub mod latrunculi;
 
 use std::fmt::{self, Debug, Display};
