@@ -27,7 +27,7 @@ use tokio::time::Instant;
 
 use crate::bot::{Bot, BotFailure, BotSpec, Limits};
 use arena_core::games::{self, AnyGame, AnyState, Seat};
-use arena_core::protocol::{self, FromBot, Go, Ms, ToBot, Verdict};
+use arena_core::protocol::{self, FromBot, Go, ToBot, Verdict};
 use arena_core::record::Reason;
 
 /// Options of `arena check-bot`.
@@ -497,10 +497,10 @@ async fn play(
     };
     let seed: u64 = ctx.rng.random();
     bot.queue(&ToBot::NewGame {
-        game: sc.game.name(),
+        game: sc.game.name().into(),
         seat: sc.seat,
         seed,
-        params: &params,
+        params: params.as_slice().into(),
     });
     if let Start::Moves(moves) = &sc.start {
         for mv in moves {
@@ -508,7 +508,10 @@ async fn play(
             state
                 .play(mv)
                 .map_err(|e| format!("checker bug: opening `{mv}`: {e}"))?;
-            bot.queue(&ToBot::Played { seat, mv });
+            bot.queue(&ToBot::Played {
+                seat,
+                mv: mv.into(),
+            });
         }
     }
     bot.flush().await.map_err(|f| failure_text(&f, None))?;
@@ -546,13 +549,19 @@ async fn play(
                     show_legal(&legal)
                 ));
             }
-            bot.queue(&ToBot::Played { seat, mv: &mv });
+            bot.queue(&ToBot::Played {
+                seat,
+                mv: mv.as_str().into(),
+            });
         } else {
             let mv = legal[ctx.rng.random_range(0..legal.len())].clone();
             state
                 .play(&mv)
                 .map_err(|e| format!("checker bug: own move `{mv}`: {e}"))?;
-            bot.queue(&ToBot::Played { seat, mv: &mv });
+            bot.queue(&ToBot::Played {
+                seat,
+                mv: mv.as_str().into(),
+            });
             let next = state.outcome().is_none().then(|| state.to_move());
             if next.is_some() && next != Some(sc.seat) {
                 bot.flush().await.map_err(|f| failure_text(&f, None))?;
@@ -587,7 +596,7 @@ async fn play(
     bot.queue(&ToBot::GameOver {
         verdict,
         reason,
-        extra: &extra,
+        extra: extra.as_slice().into(),
     });
     bot.flush().await.map_err(|f| failure_text(&f, None))?;
     // A moment for anything the bot says after `gameover` (it should say
@@ -652,13 +661,13 @@ async fn decide(
     report: &mut Report,
 ) -> Result<(String, usize), String> {
     let mut infos = drain_between(bot).await?;
-    bot.queue(&ToBot::Position(state_text));
-    bot.queue(&ToBot::Legal(legal));
+    bot.queue(&ToBot::Position(state_text.into()));
+    bot.queue(&ToBot::Legal(legal.into()));
     bot.queue(&ToBot::Go(Go {
-        time: Ms(None),
-        opptime: Ms(None),
+        time: None,
+        opptime: None,
         inc: 0,
-        movetime: Ms(Some(ctx.movetime.as_millis() as u64)),
+        movetime: Some(ctx.movetime.as_millis() as u64),
     }));
     bot.flush()
         .await

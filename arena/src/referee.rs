@@ -18,7 +18,7 @@ use tokio::time::Instant;
 
 use crate::bot::{Bot, BotFailure, BotSpec, Limits, StartError};
 use arena_core::games::{AnyGame, AnyState, Seat};
-use arena_core::protocol::{self, FromBot, Go, Ms, ToBot, Verdict};
+use arena_core::protocol::{self, FromBot, Go, ToBot, Verdict};
 use arena_core::record::{GameRecord, GameResult, MoveRecord, Reason, SeatRecord};
 
 /// The clock rules of a game. With neither `movetime` nor `time` a bot may
@@ -210,10 +210,10 @@ async fn play(
     let params = game.params();
     for (seat, bot) in bots.iter_mut().enumerate() {
         bot.queue(&ToBot::NewGame {
-            game: game.name(),
+            game: game.name().into(),
             seat,
             seed: setup.seed,
-            params: &params,
+            params: params.as_slice().into(),
         });
     }
     // The opening: played by the referee, told to both bots.
@@ -224,7 +224,10 @@ async fn play(
             Err(e) => panic!("illegal opening move `{mv}`: {e}"),
         };
         for bot in bots.iter_mut() {
-            bot.queue(&ToBot::Played { seat, mv });
+            bot.queue(&ToBot::Played {
+                seat,
+                mv: mv.into(),
+            });
         }
         table.record.moves.push(MoveRecord {
             seat,
@@ -299,13 +302,13 @@ async fn play(
             (Some(m), Some(c)) => Some(m.min(c)),
             (m, c) => m.or(c),
         };
-        bot.queue(&ToBot::Position(&state_text));
-        bot.queue(&ToBot::Legal(&legal));
+        bot.queue(&ToBot::Position(state_text.as_str().into()));
+        bot.queue(&ToBot::Legal(legal.as_slice().into()));
         bot.queue(&ToBot::Go(Go {
-            time: Ms(clock[seat].map(ms)),
-            opptime: Ms(clock[1 - seat].map(ms)),
+            time: clock[seat].map(ms),
+            opptime: clock[1 - seat].map(ms),
             inc: ms(tc.inc),
-            movetime: Ms(tc.movetime.map(ms)),
+            movetime: tc.movetime.map(ms),
         }));
         bot.set_frozen(false);
         let cpu_at_go = bot.cpu_time();
@@ -383,7 +386,10 @@ async fn play(
         // write and a wake-up of a bot that learns nothing from it.
         let next = state.outcome().is_none().then(|| state.to_move());
         for (s, bot) in bots.iter_mut().enumerate() {
-            bot.queue(&ToBot::Played { seat, mv: &mv });
+            bot.queue(&ToBot::Played {
+                seat,
+                mv: mv.as_str().into(),
+            });
             if s != seat && next.is_some() && next != Some(s) {
                 if let Err(f) = bot.flush().await {
                     return table.forfeit(s, f);
@@ -434,7 +440,7 @@ async fn send_gameover(bots: &mut [&mut Bot; 2], record: &GameRecord) {
         bot.queue(&ToBot::GameOver {
             verdict,
             reason: record.reason,
-            extra: &extra,
+            extra: extra.as_slice().into(),
         });
         let _ = bot.flush_within(Duration::from_millis(200)).await;
     }

@@ -1,12 +1,18 @@
-//! The wire protocol between the referee and a bot, as plain values: what the
-//! referee sends ([`ToBot`], formatted with `Display`) and what a bot may say
-//! ([`FromBot`], parsed by [`parse_line`]). Pure: no I/O, no processes.
+//! The wire protocol between the referee and a bot, as plain values, in
+//! both directions: what the referee sends ([`ToBot`]) and what a bot may
+//! say ([`FromBot`]). Each side writes its messages with `Display` and reads
+//! the other side's with `FromStr` (the referee reads raw bytes with
+//! [`parse_bytes`], which also checks the line's length and encoding). Pure:
+//! no I/O, no processes.
 //!
 //! `protocol.md` at the repository root is the public description of this
 //! module; keep the two in step.
 
+use std::borrow::Cow;
 use std::fmt::{self, Display, Write as _};
+use std::str::FromStr;
 
+use crate::games::Seat;
 use crate::record::Reason;
 
 /// The protocol version sent in the greeting (`arena 1`).
@@ -15,41 +21,69 @@ pub const VERSION: u32 = 1;
 /// The longest line a bot may send, `\n` (and a `\r` before it) excluded.
 pub const MAX_LINE: usize = 64 * 1024;
 
-/// A time limit on the wire: milliseconds, or `-` when there is none.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Ms(pub Option<u64>);
+/// The limits of one decision, as sent in `go`; `None` is written `-` (no
+/// such limit).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Go {
+    /// The mover's remaining game clock, in ms.
+    pub time: Option<u64>,
+    /// The opponent's remaining game clock, in ms.
+    pub opptime: Option<u64>,
+    /// Increment added to the mover's clock after this move, in ms.
+    pub inc: u64,
+    /// Hard limit for this one decision, in ms.
+    pub movetime: Option<u64>,
+}
 
-impl Display for Ms {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            Some(ms) => write!(f, "{ms}"),
-            None => f.write_str("-"),
+impl Go {
+    /// Reads the fields after `go` by key, as a bot should: unknown fields
+    /// are ignored (a later protocol version may add some) and a malformed
+    /// limit counts as no limit.
+    pub fn parse_fields(text: &str) -> Go {
+        let mut go = Go::default();
+        for (key, value) in text.split_whitespace().filter_map(|t| t.split_once('=')) {
+            let ms = value.parse::<u64>().ok();
+            match key {
+                "time" => go.time = ms,
+                "opptime" => go.opptime = ms,
+                "inc" => go.inc = ms.unwrap_or(0),
+                "movetime" => go.movetime = ms,
+                _ => {}
+            }
         }
+        go
     }
 }
 
-/// The limits of one decision, as sent in `go`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Go {
-    /// The mover's remaining game clock.
-    pub time: Ms,
-    /// The opponent's remaining game clock.
-    pub opptime: Ms,
-    /// Increment added to the mover's clock after this move.
-    pub inc: u64,
-    /// Hard limit for this one decision.
-    pub movetime: Ms,
+/// `time=.. opptime=.. inc=.. movetime=..`, the fields of a `go` line.
+impl Display for Go {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ms = |f: &mut fmt::Formatter<'_>, v: Option<u64>| match v {
+            Some(ms) => write!(f, "{ms}"),
+            None => f.write_str("-"),
+        };
+        f.write_str("time=")?;
+        ms(f, self.time)?;
+        f.write_str(" opptime=")?;
+        ms(f, self.opptime)?;
+        write!(f, " inc={} movetime=", self.inc)?;
+        ms(f, self.movetime)
+    }
 }
 
 /// A game's end from the receiving bot's point of view.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
+    /// The bot won.
     Win,
+    /// The bot lost.
     Loss,
+    /// A draw.
     Draw,
 }
 
 impl Verdict {
+    /// The word on the wire.
     pub fn as_str(self) -> &'static str {
         match self {
             Verdict::Win => "win",
@@ -57,34 +91,67 @@ impl Verdict {
             Verdict::Draw => "draw",
         }
     }
+
+    /// The verdict for `seat` of a game that `winner` won (`None`: a draw):
+    /// the one place an outcome becomes a `gameover` word.
+    pub fn for_seat(winner: Option<Seat>, seat: Seat) -> Verdict {
+        match winner {
+            None => Verdict::Draw,
+            Some(w) if w == seat => Verdict::Win,
+            Some(_) => Verdict::Loss,
+        }
+    }
 }
 
-/// A message from the referee to a bot. `Display` gives the line without its
-/// `\n`.
+impl FromStr for Verdict {
+    type Err = MessageError;
+    fn from_str(s: &str) -> Result<Self, MessageError> {
+        [Verdict::Win, Verdict::Loss, Verdict::Draw]
+            .into_iter()
+            .find(|v| v.as_str() == s)
+            .ok_or_else(|| MessageError::BadField(format!("`{s}` is not win, loss or draw")))
+    }
+}
+
+/// A message from the referee to a bot. `Display` gives the line without
+/// its `\n`; `FromStr` reads one (what a bot does). The referee lends its
+/// text (`Cow::Borrowed`); a parsed message owns it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ToBot<'a> {
     /// `arena 1`: sent once after start.
     Hello,
     /// `newgame <game> seat=<s> seed=<u64> k=v ...`
     NewGame {
-        game: &'a str,
-        seat: usize,
+        /// The game's wire name.
+        game: Cow<'a, str>,
+        /// The receiving bot's seat.
+        seat: Seat,
+        /// The game's seed, for the bot's own randomness.
         seed: u64,
-        params: &'a [(String, String)],
+        /// Every parameter of the game, in its canonical order.
+        params: Cow<'a, [(String, String)]>,
     },
     /// `played <seat> <move>`
-    Played { seat: usize, mv: &'a str },
+    Played {
+        /// Who moved.
+        seat: Seat,
+        /// The move, in the game's notation.
+        mv: Cow<'a, str>,
+    },
     /// `position <state>` (the state notation may contain spaces).
-    Position(&'a str),
+    Position(Cow<'a, str>),
     /// `legal <move> <move> ...`
-    Legal(&'a [String]),
+    Legal(Cow<'a, [String]>),
     /// `go time=.. opptime=.. inc=.. movetime=..`
     Go(Go),
     /// `gameover <win|loss|draw> <reason> [key=value ...]`
     GameOver {
+        /// The result from the receiving bot's side.
         verdict: Verdict,
+        /// Why the game ended.
         reason: Reason,
-        extra: &'a [(String, String)],
+        /// Further fields (`scores`, `plies`).
+        extra: Cow<'a, [(String, String)]>,
     },
     /// `quit`
     Quit,
@@ -116,11 +183,7 @@ impl Display for ToBot<'_> {
                 }
                 Ok(())
             }
-            ToBot::Go(go) => write!(
-                f,
-                "go time={} opptime={} inc={} movetime={}",
-                go.time, go.opptime, go.inc, go.movetime
-            ),
+            ToBot::Go(go) => write!(f, "go {go}"),
             ToBot::GameOver {
                 verdict,
                 reason,
@@ -147,7 +210,119 @@ impl ToBot<'_> {
     }
 }
 
-/// A line from a bot.
+/// Why a referee's line could not be read (the bot's side of [`ToBot`]'s
+/// `FromStr`). A bot ignores such lines: a later protocol version may add
+/// messages.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MessageError {
+    /// A first word no message has.
+    Unknown(String),
+    /// A message without a field it needs.
+    Missing(&'static str, &'static str),
+    /// A field that does not read.
+    BadField(String),
+}
+
+impl Display for MessageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MessageError::Unknown(line) => write!(f, "unknown message: {line}"),
+            MessageError::Missing(msg, what) => write!(f, "`{msg}` without {what}"),
+            MessageError::BadField(why) => f.write_str(why),
+        }
+    }
+}
+
+impl std::error::Error for MessageError {}
+
+/// `key=value` tokens.
+fn key_values(text: &str) -> Vec<(String, String)> {
+    text.split_whitespace()
+        .filter_map(|t| t.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+fn number<T: FromStr>(what: &str, text: &str) -> Result<T, MessageError> {
+    text.parse()
+        .map_err(|_| MessageError::BadField(format!("{what} `{text}` is not a number")))
+}
+
+/// Reads one line from the referee (without its `\n`; a `\r` is tolerated).
+/// Tokens are separated by runs of spaces or tabs; `key=value` fields are
+/// read by key.
+impl FromStr for ToBot<'static> {
+    type Err = MessageError;
+
+    fn from_str(line: &str) -> Result<Self, MessageError> {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        let line = line.trim_matches([' ', '\t']);
+        let (word, rest) = match line.find([' ', '\t']) {
+            Some(i) => (&line[..i], line[i..].trim_start_matches([' ', '\t'])),
+            None => (line, ""),
+        };
+        let mut tokens = rest.split_whitespace();
+        match word {
+            "arena" => Ok(ToBot::Hello),
+            "newgame" => {
+                let game = tokens
+                    .next()
+                    .ok_or(MessageError::Missing("newgame", "a game"))?;
+                let (mut seat, mut seed, mut params) = (None, None, Vec::new());
+                for (k, v) in key_values(rest) {
+                    match k.as_str() {
+                        "seat" => seat = Some(number("seat", &v)?),
+                        "seed" => seed = Some(number("seed", &v)?),
+                        _ => params.push((k, v)),
+                    }
+                }
+                Ok(ToBot::NewGame {
+                    game: Cow::Owned(game.to_string()),
+                    seat: seat.ok_or(MessageError::Missing("newgame", "seat="))?,
+                    seed: seed.ok_or(MessageError::Missing("newgame", "seed="))?,
+                    params: Cow::Owned(params),
+                })
+            }
+            "played" => {
+                let seat = tokens
+                    .next()
+                    .ok_or(MessageError::Missing("played", "a seat"))?;
+                let mv = tokens
+                    .next()
+                    .ok_or(MessageError::Missing("played", "a move"))?;
+                Ok(ToBot::Played {
+                    seat: number("seat", seat)?,
+                    mv: Cow::Owned(mv.to_string()),
+                })
+            }
+            "position" => Ok(ToBot::Position(Cow::Owned(rest.to_string()))),
+            "legal" => Ok(ToBot::Legal(Cow::Owned(
+                tokens.map(str::to_string).collect(),
+            ))),
+            "go" => Ok(ToBot::Go(Go::parse_fields(rest))),
+            "gameover" => {
+                let verdict = tokens
+                    .next()
+                    .ok_or(MessageError::Missing("gameover", "a result"))?;
+                let reason = tokens
+                    .next()
+                    .ok_or(MessageError::Missing("gameover", "a reason"))?;
+                Ok(ToBot::GameOver {
+                    verdict: verdict.parse()?,
+                    reason: reason.parse().map_err(|e: crate::record::WordError| {
+                        MessageError::BadField(e.to_string())
+                    })?,
+                    extra: Cow::Owned(key_values(rest)),
+                })
+            }
+            "quit" => Ok(ToBot::Quit),
+            _ => Err(MessageError::Unknown(truncate(line, SHOW))),
+        }
+    }
+}
+
+/// A line from a bot. `Display` gives the line a bot writes (without its
+/// `\n`); `FromStr` is [`parse_line`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FromBot {
     /// An empty (or all-blank) line: ignored.
@@ -160,18 +335,54 @@ pub enum FromBot {
     Info(String),
 }
 
+impl Display for FromBot {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (word, text) = match self {
+            FromBot::Empty => return Ok(()),
+            FromBot::Ready(t) => ("ready", t),
+            FromBot::Move(m) => ("move", m),
+            FromBot::Info(t) => ("info", t),
+        };
+        f.write_str(word)?;
+        if !text.is_empty() {
+            write!(f, " {text}")?;
+        }
+        Ok(())
+    }
+}
+
+impl FromStr for FromBot {
+    type Err = LineError;
+    fn from_str(line: &str) -> Result<Self, LineError> {
+        parse_line(line)
+    }
+}
+
 /// Why a bot's line is not a valid message.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LineError {
-    #[error("line longer than {MAX_LINE} bytes")]
+    /// Over [`MAX_LINE`] bytes.
     TooLong,
-    #[error("line is not valid UTF-8: {0}")]
+    /// Not UTF-8 (the text shown lossily).
     NotUtf8(String),
-    #[error("`move` needs exactly one move token: {0}")]
+    /// `move` without exactly one token.
     BadMove(String),
-    #[error("unknown message: {0}")]
+    /// A first word no message has.
     Unknown(String),
 }
+
+impl Display for LineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LineError::TooLong => write!(f, "line longer than {MAX_LINE} bytes"),
+            LineError::NotUtf8(text) => write!(f, "line is not valid UTF-8: {text}"),
+            LineError::BadMove(line) => write!(f, "`move` needs exactly one move token: {line}"),
+            LineError::Unknown(line) => write!(f, "unknown message: {line}"),
+        }
+    }
+}
+
+impl std::error::Error for LineError {}
 
 /// How much of a bot's offending text goes into records and error messages.
 pub const SHOW: usize = 200;
@@ -244,32 +455,32 @@ mod tests {
             (ToBot::Hello, "arena 1"),
             (
                 ToBot::NewGame {
-                    game: "dakon",
+                    game: "dakon".into(),
                     seat: 1,
                     seed: 42,
-                    params: &params,
+                    params: params.as_slice().into(),
                 },
                 "newgame dakon seat=1 seed=42 holes=7 seeds=7",
             ),
             (
                 ToBot::Played {
                     seat: 0,
-                    mv: "a1-a3",
+                    mv: "a1-a3".into(),
                 },
                 "played 0 a1-a3",
             ),
             (
-                ToBot::Position("pits=1,2 stores=0,0 turn=0 ply=0"),
+                ToBot::Position("pits=1,2 stores=0,0 turn=0 ply=0".into()),
                 "position pits=1,2 stores=0,0 turn=0 ply=0",
             ),
-            (ToBot::Legal(&moves), "legal 7 8 13"),
-            (ToBot::Legal(&[]), "legal"),
+            (ToBot::Legal(moves.as_slice().into()), "legal 7 8 13"),
+            (ToBot::Legal(Vec::new().into()), "legal"),
             (
                 ToBot::Go(Go {
-                    time: Ms(Some(1500)),
-                    opptime: Ms(Some(20)),
+                    time: Some(1500),
+                    opptime: Some(20),
                     inc: 10,
-                    movetime: Ms(None),
+                    movetime: None,
                 }),
                 "go time=1500 opptime=20 inc=10 movetime=-",
             ),
@@ -277,7 +488,7 @@ mod tests {
                 ToBot::GameOver {
                     verdict: Verdict::Loss,
                     reason: Reason::Timeout,
-                    extra: &extra,
+                    extra: extra.as_slice().into(),
                 },
                 "gameover loss timeout plies=3",
             ),
@@ -288,7 +499,69 @@ mod tests {
             let mut buf = Vec::new();
             msg.write_to(&mut buf);
             assert_eq!(buf, format!("{text}\n").as_bytes());
+            // What the referee writes, a bot reads back as the same message.
+            assert_eq!(text.parse::<ToBot>(), Ok(msg), "{text}");
         }
+    }
+
+    #[test]
+    fn bots_read_referee_lines_by_key_and_tolerate_spacing() {
+        let msg: ToBot = "newgame  dakon seed=9 holes=5 seat=1 future\r"
+            .parse()
+            .unwrap();
+        assert_eq!(
+            msg,
+            ToBot::NewGame {
+                game: "dakon".into(),
+                seat: 1,
+                seed: 9,
+                params: vec![("holes".to_string(), "5".to_string())].into(),
+            }
+        );
+        let go: ToBot = "go movetime=100 time=- extra=1 inc=x".parse().unwrap();
+        assert_eq!(
+            go,
+            ToBot::Go(Go {
+                time: None,
+                opptime: None,
+                inc: 0,
+                movetime: Some(100)
+            })
+        );
+        let pos: ToBot = "position board=8/8 turn=0 phase=move".parse().unwrap();
+        assert_eq!(pos, ToBot::Position("board=8/8 turn=0 phase=move".into()));
+        assert!(matches!(
+            "hello there".parse::<ToBot>(),
+            Err(MessageError::Unknown(_))
+        ));
+        assert!(matches!(
+            "newgame dakon seed=1".parse::<ToBot>(),
+            Err(MessageError::Missing("newgame", "seat="))
+        ));
+        assert!("played x 7".parse::<ToBot>().is_err());
+        assert!("gameover won normal".parse::<ToBot>().is_err());
+    }
+
+    #[test]
+    fn bot_messages_print_as_they_parse() {
+        for msg in [
+            FromBot::Ready(String::new()),
+            FromBot::Ready("mybot 0.1".into()),
+            FromBot::Move("a1-a3".into()),
+            FromBot::Info("depth 3".into()),
+            FromBot::Info(String::new()),
+            FromBot::Empty,
+        ] {
+            assert_eq!(msg.to_string().parse::<FromBot>(), Ok(msg));
+        }
+    }
+
+    #[test]
+    fn verdicts_follow_the_winner() {
+        assert_eq!(Verdict::for_seat(Some(1), 1), Verdict::Win);
+        assert_eq!(Verdict::for_seat(Some(0), 1), Verdict::Loss);
+        assert_eq!(Verdict::for_seat(None, 0), Verdict::Draw);
+        assert_eq!("loss".parse::<Verdict>(), Ok(Verdict::Loss));
     }
 
     #[test]

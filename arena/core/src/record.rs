@@ -59,16 +59,36 @@ impl fmt::Display for GameResult {
 }
 
 impl FromStr for GameResult {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = WordError;
+    fn from_str(s: &str) -> Result<Self, WordError> {
         match s {
             "1-0" => Ok(GameResult::Seat0Wins),
             "0-1" => Ok(GameResult::Seat1Wins),
             "1/2-1/2" => Ok(GameResult::Draw),
-            _ => Err(format!("result `{s}` is not 1-0, 0-1 or 1/2-1/2")),
+            _ => Err(WordError::Result(s.to_string())),
         }
     }
 }
+
+/// A result or a reason that is not one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WordError {
+    /// Not `1-0`, `0-1` or `1/2-1/2`.
+    Result(String),
+    /// Not one of [`Reason`]'s words.
+    Reason(String),
+}
+
+impl fmt::Display for WordError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WordError::Result(s) => write!(f, "result `{s}` is not 1-0, 0-1 or 1/2-1/2"),
+            WordError::Reason(s) => write!(f, "unknown reason `{s}`"),
+        }
+    }
+}
+
+impl std::error::Error for WordError {}
 
 /// Why a game ended. The same words appear in `gameover` lines, records and CSV.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -113,8 +133,8 @@ impl fmt::Display for Reason {
 }
 
 impl FromStr for Reason {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = WordError;
+    fn from_str(s: &str) -> Result<Self, WordError> {
         [
             Reason::Normal,
             Reason::Adjudicated,
@@ -125,7 +145,7 @@ impl FromStr for Reason {
         ]
         .into_iter()
         .find(|r| r.as_str() == s)
-        .ok_or_else(|| format!("unknown reason `{s}`"))
+        .ok_or_else(|| WordError::Reason(s.to_string()))
     }
 }
 

@@ -8,7 +8,7 @@ use std::time::Duration;
 use arena::bot::{Bot, BotSpec, Limits};
 use arena::play::{MoveSource, PlayEnd};
 use arena_core::games::{AnyGame, Seat};
-use arena_core::protocol::{FromBot, Go, Ms, ToBot, Verdict};
+use arena_core::protocol::{FromBot, Go, ToBot, Verdict};
 use arena_core::record::Reason;
 
 pub struct BotSeat {
@@ -49,7 +49,7 @@ impl BotSeat {
             runtime,
             bot: Some(bot),
             seat,
-            game: game.name(),
+            game: game.name().into(),
             params: game.params(),
             seed,
             movetime,
@@ -72,24 +72,27 @@ impl MoveSource for BotSeat {
         };
         if !self.started {
             bot.queue(&ToBot::NewGame {
-                game: self.game,
+                game: self.game.into(),
                 seat: self.seat,
                 seed: self.seed,
-                params: &self.params,
+                params: self.params.as_slice().into(),
             });
             self.started = true;
         }
         for (seat, mv) in &history[self.told..] {
-            bot.queue(&ToBot::Played { seat: *seat, mv });
+            bot.queue(&ToBot::Played {
+                seat: *seat,
+                mv: mv.into(),
+            });
         }
         self.told = history.len();
-        bot.queue(&ToBot::Position(state));
-        bot.queue(&ToBot::Legal(legal));
+        bot.queue(&ToBot::Position(state.into()));
+        bot.queue(&ToBot::Legal(legal.into()));
         bot.queue(&ToBot::Go(Go {
-            time: Ms(None),
-            opptime: Ms(None),
+            time: None,
+            opptime: None,
             inc: 0,
-            movetime: Ms(Some(self.movetime.as_millis() as u64)),
+            movetime: Some(self.movetime.as_millis() as u64),
         }));
         let info = &mut self.info;
         let limit = self.movetime + MARGIN;
@@ -138,7 +141,7 @@ impl MoveSource for BotSeat {
                 bot.queue(&ToBot::GameOver {
                     verdict,
                     reason,
-                    extra: &[],
+                    extra: Vec::new().into(),
                 });
                 let _ = bot.flush_within(Duration::from_millis(200)).await;
             }

@@ -2,43 +2,26 @@
 
 use std::time::{Duration, Instant};
 
-/// The fields of `go time=<ms|-> opptime=<ms|-> inc=<ms> movetime=<ms|->`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Go {
-    pub time: Option<u64>,
-    pub opptime: Option<u64>,
-    pub inc: u64,
-    pub movetime: Option<u64>,
-}
+pub use arena_core::protocol::Go;
 
 /// Per-move budget when the referee gives no limit at all.
 pub const DEFAULT_BUDGET_MS: u64 = 1000;
 
-impl Go {
-    /// Parses the tokens after `go`; unknown or malformed fields are ignored
-    /// (a malformed limit counts as no limit).
-    pub fn parse<'a>(tokens: impl IntoIterator<Item = &'a str>) -> Go {
-        let mut go = Go::default();
-        for tok in tokens {
-            let Some((key, value)) = tok.split_once('=') else {
-                continue;
-            };
-            let ms = value.parse::<u64>().ok();
-            match key {
-                "time" => go.time = ms,
-                "opptime" => go.opptime = ms,
-                "inc" => go.inc = ms.unwrap_or(0),
-                "movetime" => go.movetime = ms,
-                _ => {}
-            }
-        }
-        go
-    }
-
+/// How much of a `go`'s limits a decision may use.
+pub trait Budget {
     /// The time a time-managed search aims to use: 40% of `movetime` (four
     /// bots may share two cores, and the referee's margin is small), and with
     /// a game clock `time/30 + inc/2`, never more than a quarter of `time`.
-    pub fn soft_budget(&self) -> Duration {
+    fn soft_budget(&self) -> Duration;
+
+    /// An emergency stop for fixed-limit searches (`--depth`, `--playouts`),
+    /// which otherwise ignore the clock: 75% of `movetime`, or with a game
+    /// clock `time/4 + inc*3/4` (at most 75% of `time`). `None`: no limit.
+    fn hard_budget(&self) -> Option<Duration>;
+}
+
+impl Budget for Go {
+    fn soft_budget(&self) -> Duration {
         let mut ms: Option<u64> = None;
         if let Some(mt) = self.movetime {
             ms = Some(mt * 2 / 5);
@@ -50,10 +33,7 @@ impl Go {
         Duration::from_millis(ms.unwrap_or(DEFAULT_BUDGET_MS).max(1))
     }
 
-    /// An emergency stop for fixed-limit searches (`--depth`, `--playouts`),
-    /// which otherwise ignore the clock: 75% of `movetime`, or with a game
-    /// clock `time/4 + inc*3/4` (at most 75% of `time`). `None`: no limit.
-    pub fn hard_budget(&self) -> Option<Duration> {
+    fn hard_budget(&self) -> Option<Duration> {
         let mut ms: Option<u64> = None;
         if let Some(mt) = self.movetime {
             ms = Some(mt * 3 / 4);
@@ -116,7 +96,7 @@ mod tests {
 
     #[test]
     fn parses_go_fields() {
-        let go = Go::parse("time=- opptime=5000 inc=20 movetime=100".split(' '));
+        let go = Go::parse_fields("time=- opptime=5000 inc=20 movetime=100");
         assert_eq!(
             go,
             Go {
@@ -130,14 +110,14 @@ mod tests {
 
     #[test]
     fn budgets_are_conservative() {
-        let go = Go::parse("time=- opptime=- inc=0 movetime=100".split(' '));
+        let go = Go::parse_fields("time=- opptime=- inc=0 movetime=100");
         assert_eq!(go.soft_budget(), Duration::from_millis(40));
         assert_eq!(go.hard_budget(), Some(Duration::from_millis(75)));
-        let go = Go::parse("time=60000 opptime=60000 inc=1000 movetime=-".split(' '));
+        let go = Go::parse_fields("time=60000 opptime=60000 inc=1000 movetime=-");
         assert_eq!(go.soft_budget(), Duration::from_millis(2500));
-        let go = Go::parse("time=100 opptime=100 inc=0 movetime=-".split(' '));
+        let go = Go::parse_fields("time=100 opptime=100 inc=0 movetime=-");
         assert_eq!(go.soft_budget(), Duration::from_millis(3));
-        let go = Go::parse("time=- opptime=- inc=0 movetime=-".split(' '));
+        let go = Go::parse_fields("time=- opptime=- inc=0 movetime=-");
         assert_eq!(go.soft_budget(), Duration::from_millis(DEFAULT_BUDGET_MS));
         assert_eq!(go.hard_budget(), None);
     }

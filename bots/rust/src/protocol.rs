@@ -1,15 +1,17 @@
 //! The bot side of the arena wire protocol, shared by every bot.
 //!
-//! One message per line; the loop answers `arena 1` with `ready`, keeps its
-//! own copy of the game by applying every `played` move (so game states that
-//! carry history, like Latrunculi's repetition count, stay exact), checks it
-//! against each `position` line (re-parsing it when they disagree), and
-//! answers `go` with `info` lines and one `move`.
+//! One message per line, read with arena-core's protocol types; the loop
+//! answers `arena 1` with `ready`, keeps its own copy of the game by applying
+//! every `played` move (so game states that carry history, like Latrunculi's
+//! repetition count, stay exact), checks it against each `position` line
+//! (re-parsing it when they disagree), and answers `go` with `info` lines and
+//! one `move`.
 
 use std::io::{self, BufRead, Write};
 use std::time::Instant;
 
 use arena_core::games::Seat;
+use arena_core::protocol::{FromBot, ToBot};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -125,17 +127,18 @@ impl<G: Evaluate, A: Algorithm> Session<A> for GameSession<G> {
     }
 }
 
-/// A bot: an algorithm, its seed, and the games it can play.
-pub struct Bot<A> {
+/// What a bot binary runs: an algorithm, its seed, and the games it has a
+/// heuristic for (another game gets the first legal move).
+pub struct Agent<A> {
     pub alg: A,
     pub seed: u64,
     pub games: Vec<(&'static str, SessionMaker<A>)>,
 }
 
-impl<A: Algorithm> Bot<A> {
-    /// A bot for every game arena's engines implement.
-    pub fn new(alg: A, seed: u64) -> Bot<A> {
-        Bot {
+impl<A: Algorithm> Agent<A> {
+    /// An agent for every game the bots have a heuristic for.
+    pub fn new(alg: A, seed: u64) -> Agent<A> {
+        Agent {
             alg,
             seed,
             games: known_games::<A>(),
@@ -143,7 +146,7 @@ impl<A: Algorithm> Bot<A> {
     }
 }
 
-/// Every game the bots know, by wire name.
+/// Every game the bots have a heuristic ([`Evaluate`]) for, by wire name.
 pub fn known_games<A: Algorithm>() -> Vec<(&'static str, SessionMaker<A>)> {
     vec![
         entry::<arena_core::games::dakon::Dakon, A>(),
@@ -156,15 +159,15 @@ pub fn entry<G: Evaluate, A: Algorithm>() -> (&'static str, SessionMaker<A>) {
     (G::NAME, session::<G, A>)
 }
 
-fn send(out: &mut impl Write, line: &str) -> io::Result<()> {
-    out.write_all(line.as_bytes())?;
-    out.write_all(b"\n")?;
+fn send(out: &mut impl Write, msg: FromBot) -> io::Result<()> {
+    writeln!(out, "{msg}")?;
     out.flush()
 }
 
-/// Runs the protocol until `quit` or end of input.
+/// Runs the protocol until `quit` or end of input. Lines that do not read
+/// as a referee's message are ignored, as protocol.md asks.
 pub fn run<A: Algorithm>(
-    mut bot: Bot<A>,
+    mut agent: Agent<A>,
     input: impl BufRead,
     mut out: impl Write,
 ) -> io::Result<()> {
@@ -174,85 +177,70 @@ pub fn run<A: Algorithm>(
     for line in input.lines() {
         let line = line?;
         let start = Instant::now();
-        let line = line.trim_end_matches('\r');
-        let mut tokens = line.split_whitespace();
-        let Some(cmd) = tokens.next() else { continue };
-        match cmd {
-            "arena" => send(&mut out, &format!("ready {}", bot.alg.describe()))?,
-            "newgame" => {
+        let Ok(msg) = line.parse::<ToBot>() else {
+            continue;
+        };
+        match msg {
+            ToBot::Hello => send(&mut out, FromBot::Ready(agent.alg.describe()))?,
+            ToBot::NewGame {
+                game,
+                seat,
+                seed,
+                params,
+            } => {
                 session = None;
-                let Some(name) = tokens.next() else {
-                    eprintln!("[bot] newgame without a game name");
-                    continue;
-                };
-                let mut seat: Seat = 0;
-                let mut seed: u64 = 0;
-                let mut params = Vec::new();
-                for tok in tokens {
-                    match tok.split_once('=') {
-                        Some(("seat", v)) => seat = v.parse().unwrap_or(0),
-                        Some(("seed", v)) => seed = v.parse().unwrap_or(0),
-                        Some((k, v)) => params.push((k.to_string(), v.to_string())),
-                        None => eprintln!("[bot] ignoring newgame token `{tok}`"),
-                    }
-                }
-                let rng_seed = mix_seed(&[bot.seed, seed, seat as u64]);
-                match bot.games.iter().find(|(n, _)| *n == name) {
+                let rng_seed = mix_seed(&[agent.seed, seed, seat as u64]);
+                match agent.games.iter().find(|(n, _)| *n == game) {
                     Some((_, make)) => match make(&params, seat, rng_seed) {
                         Ok(s) => session = Some(s),
-                        Err(e) => eprintln!("[bot] cannot set up {name}: {e}"),
+                        Err(e) => eprintln!("[bot] cannot set up {game}: {e}"),
                     },
                     None => {
-                        eprintln!("[bot] unknown game `{name}`; will play the first legal move")
+                        eprintln!("[bot] unknown game `{game}`; will play the first legal move")
                     }
                 }
             }
-            "played" => {
-                let seat = tokens.next().and_then(|t| t.parse().ok());
-                let mv = tokens.collect::<Vec<_>>().join(" ");
-                if let (Some(s), Some(seat)) = (session.as_mut(), seat) {
+            ToBot::Played { seat, mv } => {
+                if let Some(s) = session.as_mut() {
                     s.played(seat, &mv);
                 }
             }
-            "position" => {
-                let text = tokens.collect::<Vec<_>>().join(" ");
+            ToBot::Position(text) => {
                 if let Some(s) = session.as_mut() {
                     s.position(&text);
                 }
             }
-            "legal" => {
-                last_legal = tokens.map(str::to_string).collect();
+            ToBot::Legal(moves) => {
+                last_legal = moves.into_owned();
                 if let Some(s) = session.as_mut() {
                     let refs: Vec<&str> = last_legal.iter().map(String::as_str).collect();
                     s.legal(&refs);
                 }
             }
-            "go" => {
-                let go = Go::parse(tokens);
+            ToBot::Go(go) => {
                 let (info, mv) = match session.as_mut() {
-                    Some(s) => s.go(&mut bot.alg, &go, start),
+                    Some(s) => s.go(&mut agent.alg, &go, start),
                     None => (Vec::new(), last_legal.first().cloned()),
                 };
                 for i in info {
-                    send(&mut out, &format!("info {i}"))?;
+                    send(&mut out, FromBot::Info(i))?;
                 }
                 match mv {
-                    Some(mv) => send(&mut out, &format!("move {mv}"))?,
+                    Some(mv) => send(&mut out, FromBot::Move(mv))?,
                     None => eprintln!("[bot] go with no legal move known"),
                 }
                 last_legal.clear();
             }
-            "gameover" => session = None,
-            "quit" => break,
-            _ => {}
+            ToBot::GameOver { .. } => session = None,
+            ToBot::Quit => break,
         }
     }
     Ok(())
 }
 
 /// Runs a bot on stdin/stdout: what each binary's `main` does.
-pub fn run_stdio<A: Algorithm>(bot: Bot<A>) -> io::Result<()> {
+pub fn run_stdio<A: Algorithm>(agent: Agent<A>) -> io::Result<()> {
     let stdin = io::stdin();
     let stdout = io::stdout();
-    run(bot, stdin.lock(), stdout.lock())
+    run(agent, stdin.lock(), stdout.lock())
 }

@@ -9,7 +9,7 @@ use arena_bots::duel::{play_game, play_match};
 use arena_bots::greedy::Greedy;
 use arena_bots::limits::Clock;
 use arena_bots::mcts::Mcts;
-use arena_bots::protocol::{entry, run, Bot};
+use arena_bots::protocol::{entry, run, Agent};
 use arena_bots::random::RandomBot;
 use arena_core::games::Game;
 use common::*;
@@ -165,7 +165,7 @@ fn time_managed_moves_are_quick() {
     let s = game.initial_state();
     let mut legal = Vec::new();
     game.legal_moves(&s, &mut legal);
-    let go = Go::parse("time=- opptime=- inc=0 movetime=100".split(' '));
+    let go = Go::parse_fields("time=- opptime=- inc=0 movetime=100");
     for which in 0..2 {
         let start = Instant::now();
         let mut ctx = Ctx::new(ChaCha8Rng::seed_from_u64(1), Clock::from_go(&go, start));
@@ -199,7 +199,7 @@ fn protocol_session_in_process() {
         go time=5000 opptime=5000 inc=0 movetime=-\n\
         quit\n\
         arena 1\n";
-    let bot = Bot {
+    let bot = Agent {
         alg: AlphaBeta::new(Some(3)),
         seed: 7,
         games: vec![entry::<TicTacToe, _>(), entry::<BonusNim, _>()],

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use arena_bots::algo::{Algorithm, Ctx};
 use arena_bots::alphabeta::AlphaBeta;
 use arena_bots::eval::Evaluate;
-use arena_bots::limits::{Clock, Go};
+use arena_bots::limits::{Budget, Clock, Go};
 use arena_bots::mcts::Mcts;
 use arena_core::games::dakon::Dakon;
 use arena_core::games::latrunculi::Latrunculi;
@@ -22,7 +22,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 fn go(text: &str) -> Go {
-    Go::parse(text.split(' '))
+    Go::parse_fields(text)
 }
 
 fn ms(n: u64) -> Duration {

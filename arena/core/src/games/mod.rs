@@ -33,30 +33,71 @@ pub struct Outcome {
 }
 
 /// Why a parameter set was refused.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ParamError {
-    #[error("unknown game `{name}` (known games: {known})")]
-    UnknownGame { name: String, known: String },
-    #[error("unknown parameter `{key}` for {game} (valid: {valid})")]
+    /// No game of that name in the registry.
+    UnknownGame {
+        /// The name asked for.
+        name: String,
+        /// The registry's names, comma-separated.
+        known: String,
+    },
+    /// A key the game does not have.
     Unknown {
+        /// The game.
         game: &'static str,
+        /// The key given.
         key: String,
+        /// The game's keys, comma-separated.
         valid: String,
     },
-    #[error("parameter `{key}` of {game}: `{value}` is not a valid value ({expected})")]
+    /// A value out of range or of the wrong kind.
     Invalid {
+        /// The game.
         game: &'static str,
+        /// The key.
         key: String,
+        /// The value given.
         value: String,
+        /// What would be valid, in words.
         expected: String,
     },
-    #[error("parameter `{key}` given twice")]
-    Duplicate { key: String },
+    /// The same key twice.
+    Duplicate {
+        /// The key.
+        key: String,
+    },
 }
 
+// arena-core writes its few error types' messages by hand rather than with
+// thiserror: two crates fewer for every bot built on it.
+impl Display for ParamError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParamError::UnknownGame { name, known } => {
+                write!(f, "unknown game `{name}` (known games: {known})")
+            }
+            ParamError::Unknown { game, key, valid } => {
+                write!(f, "unknown parameter `{key}` for {game} (valid: {valid})")
+            }
+            ParamError::Invalid {
+                game,
+                key,
+                value,
+                expected,
+            } => write!(
+                f,
+                "parameter `{key}` of {game}: `{value}` is not a valid value ({expected})"
+            ),
+            ParamError::Duplicate { key } => write!(f, "parameter `{key}` given twice"),
+        }
+    }
+}
+
+impl std::error::Error for ParamError {}
+
 /// Why a state or move text was refused.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{what}: {why} (in `{text}`)")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParseError {
     /// What was being parsed, e.g. "dakon state" or "latrunculi move".
     pub what: &'static str,
@@ -66,7 +107,17 @@ pub struct ParseError {
     pub text: String,
 }
 
+impl Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {} (in `{}`)", self.what, self.why, self.text)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
 impl ParseError {
+    /// What was parsed, why it was refused, and the text (cut to 120
+    /// characters).
     pub fn new(what: &'static str, why: impl Into<String>, text: &str) -> Self {
         const MAX: usize = 120;
         let text = match text.char_indices().nth(MAX) {
@@ -82,9 +133,16 @@ impl ParseError {
 }
 
 /// A move that is well-formed but not legal in the position.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("illegal move `{0}`")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct IllegalMove(pub String);
+
+impl Display for IllegalMove {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "illegal move `{}`", self.0)
+    }
+}
+
+impl std::error::Error for IllegalMove {}
 
 /// One game's rules, in the OpenSpiel split: the value implementing `Game`
 /// holds the immutable parameters; `State` is a position.
@@ -166,12 +224,35 @@ impl Clone for Box<dyn AnyState> {
 }
 
 /// Why a move sent as text was refused.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PlayError {
-    #[error(transparent)]
-    Malformed(#[from] ParseError),
-    #[error(transparent)]
-    Illegal(#[from] IllegalMove),
+    /// Not a move of this game at all.
+    Malformed(ParseError),
+    /// A move, but not a legal one here.
+    Illegal(IllegalMove),
+}
+
+impl Display for PlayError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlayError::Malformed(e) => Display::fmt(e, f),
+            PlayError::Illegal(e) => Display::fmt(e, f),
+        }
+    }
+}
+
+impl std::error::Error for PlayError {}
+
+impl From<ParseError> for PlayError {
+    fn from(e: ParseError) -> Self {
+        PlayError::Malformed(e)
+    }
+}
+
+impl From<IllegalMove> for PlayError {
+    fn from(e: IllegalMove) -> Self {
+        PlayError::Illegal(e)
+    }
 }
 
 /// A game's state bundled with its parameters, so it can stand alone behind `dyn`.

@@ -3,5 +3,5 @@ use arena_bots::{alphabeta::AlphaBeta, cli, protocol};
 
 fn main() -> std::io::Result<()> {
     let args = cli::from_env("arena-alphabeta", &["--depth"]);
-    protocol::run_stdio(protocol::Bot::new(AlphaBeta::new(args.depth), args.seed))
+    protocol::run_stdio(protocol::Agent::new(AlphaBeta::new(args.depth), args.seed))
 }

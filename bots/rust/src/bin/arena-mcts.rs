@@ -8,5 +8,5 @@ fn main() -> std::io::Result<()> {
     if let Some(c) = args.uct_c {
         mcts.c = c;
     }
-    protocol::run_stdio(protocol::Bot::new(mcts, args.seed))
+    protocol::run_stdio(protocol::Agent::new(mcts, args.seed))
 }
