@@ -34,9 +34,9 @@ use crate::tournament::{self, ProgressMode, RefereePlayer, RunOptions};
 use arena_core::games::{self, AnyGame, Game, Outcome, ParamError, Params, ParseError, Seat};
 
 /// Targets from the issue: plain C implementations of the same rules on this
-/// kind of machine (moves or actions per second, one core).
-pub const TARGET_DAKON_MOVES: f64 = 8.0e6;
-pub const TARGET_LATRUNCULI_MOVES: f64 = 0.9e6;
+/// kind of machine (moves or actions per second, one core), for the games
+/// that have one.
+pub const PLAYOUT_TARGETS: &[(&str, f64)] = &[("dakon", 8.0e6), ("latrunculi", 0.9e6)];
 /// Referee cost per move, at most this many pipe round trips.
 pub const TARGET_REFEREE_RATIO: f64 = 2.0;
 /// Tournament speed-up from concurrency 1 to 2 cores.
@@ -242,11 +242,14 @@ pub struct EngineFigures {
     /// loaded machine) and the moves per CPU second.
     pub cpu_seconds: f64,
     pub moves_per_cpu_sec: f64,
-    pub target_moves_per_sec: f64,
+    /// The plain C figure ([`PLAYOUT_TARGETS`]); absent for a game without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target_moves_per_sec: Option<f64>,
     /// `moves_per_cpu_sec / target_moves_per_sec` (1 or more: met). Per CPU
     /// second, so that other processes on a shared machine do not count
     /// against the engine.
-    pub ratio_to_target: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ratio_to_target: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -287,9 +290,19 @@ pub struct RefereeFigures {
     /// just before it (10% of `pipe.round_trips`) (target: at most 2).
     pub ratio_c1: f64,
     pub ratio_c2: f64,
-    /// µs per move with the real engines (their cost included), concurrency 1.
-    pub dakon_us_per_move: f64,
-    pub latrunculi_us_per_move: f64,
+    /// µs per move with each registered game's engine (its cost included),
+    /// concurrency 1: `<game>_us_per_move` in the JSON.
+    #[serde(flatten, serialize_with = "per_game_us")]
+    pub with_engines: Vec<(String, f64)>,
+}
+
+fn per_game_us<S: serde::Serializer>(v: &[(String, f64)], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut map = s.serialize_map(Some(v.len()))?;
+    for (game, us) in v {
+        map.serialize_entry(&format!("{game}_us_per_move"), us)?;
+    }
+    map.end()
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -406,32 +419,31 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<BenchR
 // ---------------------------------------------------------------------------
 // Engines.
 
-/// Random-playout throughput of both engines with default parameters.
+/// Random-playout throughput of every registered engine with default
+/// parameters.
 pub fn engines(seconds: f64) -> Vec<EngineFigures> {
-    use arena_core::games::{dakon::Dakon, latrunculi::Latrunculi};
-    let dakon = Dakon::from_params(&[]).expect("default parameters");
-    let latrunculi = Latrunculi::from_params(&[]).expect("default parameters");
-    vec![
-        engine(&dakon, seconds, TARGET_DAKON_MOVES),
-        engine(&latrunculi, seconds, TARGET_LATRUNCULI_MOVES),
-    ]
+    games::GAMES.iter().map(|g| engine(g, seconds)).collect()
 }
 
-fn engine<G: Game>(game: &G, seconds: f64, target: f64) -> EngineFigures {
+fn engine(entry: &games::GameEntry, seconds: f64) -> EngineFigures {
+    let target = PLAYOUT_TARGETS
+        .iter()
+        .find(|(name, _)| *name == entry.name)
+        .map(|&(_, t)| t);
     let cpu0 = thread_cpu_seconds();
-    let t = arena_core::playout::throughput(game, seconds, 1);
+    let t = (entry.throughput)(seconds, 1);
     let cpu = (thread_cpu_seconds() - cpu0).max(1e-9);
     EngineFigures {
         cpu_seconds: cpu,
         moves_per_cpu_sec: t.totals.moves as f64 / cpu,
-        game: G::NAME.into(),
+        game: entry.name.into(),
         moves_per_sec: t.moves_per_sec(),
         games_per_sec: t.games_per_sec(),
         moves_per_game: t.totals.moves as f64 / t.totals.games.max(1) as f64,
         games: t.totals.games,
         seconds: t.seconds,
         target_moves_per_sec: target,
-        ratio_to_target: t.totals.moves as f64 / cpu / target,
+        ratio_to_target: target.map(|target| t.totals.moves as f64 / cpu / target),
     }
 }
 
@@ -804,15 +816,13 @@ pub fn referee(opts: &BenchOptions, pipe: &PipeFloor) -> Result<RefereeFigures, 
         c2s.push(toy_run(&single, 2, None)?);
     }
     let (c1, c2, c2m, c2s) = (median(c1), median(c2), median(c2m), median(c2s));
-    let mut real = Vec::new();
-    for name in ["dakon", "latrunculi"] {
-        let game: Arc<dyn AnyGame> =
-            Arc::from(games::new_game(name, &[]).expect("registered game"));
-        real.push(
-            single
-                .block_on(per_move(&opts.bot, game, 1, games * 4, None))?
-                .0,
-        );
+    let mut with_engines = Vec::new();
+    for entry in games::GAMES {
+        let game: Arc<dyn AnyGame> = Arc::from((entry.new)(&[]).expect("default parameters"));
+        let us = single
+            .block_on(per_move(&opts.bot, game, 1, games * 4, None))?
+            .0;
+        with_engines.push((entry.name.to_string(), us));
     }
     Ok(RefereeFigures {
         plies_per_game: TOY_PLIES,
@@ -823,8 +833,7 @@ pub fn referee(opts: &BenchOptions, pipe: &PipeFloor) -> Result<RefereeFigures, 
         moves_per_sec_c2: 2.0 * 1e6 / c2,
         ratio_c1: median(ratios),
         ratio_c2: c2 / pipe.rt_us,
-        dakon_us_per_move: real[0],
-        latrunculi_us_per_move: real[1],
+        with_engines,
     })
 }
 
@@ -1219,18 +1228,24 @@ impl fmt::Display for BenchReport {
         writeln!(f)?;
         writeln!(f, "Engines: random playouts, one thread")?;
         for e in &self.engines {
-            writeln!(
+            write!(
                 f,
-                "  {:<11} {:>7.2} M moves/s {:>9.0} games/s ({:.1} moves/game; {:.2} M per CPU second)   target {:.2} M (plain C): {:.2}x per CPU second, {}",
+                "  {:<11} {:>7.2} M moves/s {:>9.0} games/s ({:.1} moves/game; {:.2} M per CPU second)",
                 e.game,
                 e.moves_per_sec / 1e6,
                 e.games_per_sec,
                 e.moves_per_game,
                 e.moves_per_cpu_sec / 1e6,
-                e.target_moves_per_sec / 1e6,
-                e.ratio_to_target,
-                met(e.ratio_to_target >= 1.0)
             )?;
+            if let (Some(target), Some(ratio)) = (e.target_moves_per_sec, e.ratio_to_target) {
+                write!(
+                    f,
+                    "   target {:.2} M (plain C): {ratio:.2}x per CPU second, {}",
+                    target / 1e6,
+                    met(ratio >= 1.0)
+                )?;
+            }
+            writeln!(f)?;
         }
         let p = &self.pipe;
         writeln!(f)?;
@@ -1287,10 +1302,15 @@ impl fmt::Display for BenchReport {
             r.us_per_move_c2_single / self.pipe.rt_us,
             2e6 / r.us_per_move_c2_single
         )?;
+        let engines: Vec<String> = r
+            .with_engines
+            .iter()
+            .map(|(game, us)| format!("{game} {us:.2} us/move"))
+            .collect();
         writeln!(
             f,
-            "  with engines       dakon {:.2} us/move, latrunculi {:.2} us/move (1 game at a time)",
-            r.dakon_us_per_move, r.latrunculi_us_per_move
+            "  with engines       {} (1 game at a time)",
+            engines.join(", ")
         )?;
         let t = &self.tournament;
         writeln!(f)?;

@@ -7,9 +7,10 @@
 //! other seat itself (seeded random legal moves) and writes the same traffic
 //! the referee writes: `newgame`, `played` (the opponent's moves at once, the
 //! bot's own echo with its next `go`), `position`/`legal`/`go` in one write,
-//! `gameover`, `quit`. Then it sends chosen positions (Dakon: right after a
-//! bonus move, 3 and 9 holes; Latrunculi: a removal, a long jump chain, the
-//! placement phase, a non-square board).
+//! `gameover`, `quit`. Then it sends the game's chosen positions from the
+//! registry ([`arena_core::games::GameEntry::check_positions`]; Dakon: right
+//! after a bonus move, 3 and 9 holes; Latrunculi: a removal, a long jump
+//! chain, the placement phase, a non-square board).
 //!
 //! Every finding is a line: `PASS`, `WARN` (legal, but risky) or `FAIL` (the
 //! bot would forfeit a game). The exit code is 1 when anything FAILs, 2 when
@@ -26,7 +27,7 @@ use rand_chacha::ChaCha8Rng;
 use tokio::time::Instant;
 
 use crate::bot::{Bot, BotFailure, BotSpec, Limits};
-use arena_core::games::{self, AnyGame, AnyState, Seat};
+use arena_core::games::{self, AnyGame, AnyState, Seat, Start};
 use arena_core::protocol::{self, FromBot, Go, ToBot, Verdict};
 use arena_core::record::Reason;
 
@@ -37,7 +38,7 @@ pub struct CheckBotArgs {
     #[arg(long)]
     pub game: String,
     /// A game parameter for the full games, as key=value (repeatable).
-    #[arg(long = "param", value_name = "KEY=VALUE", value_parser = games::parse_param)]
+    #[arg(long = "param", value_name = "KEY=VALUE", value_parser = crate::config::parse_param)]
     pub params: Vec<(String, String)>,
     /// Limit per decision, in ms (as in `arena match --movetime`).
     #[arg(long, value_name = "MS", default_value_t = 100)]
@@ -311,14 +312,6 @@ struct Ctx {
     starts: std::cell::Cell<usize>,
 }
 
-/// How a game for the bot starts.
-enum Start {
-    /// From the initial position after these moves (sent as `played`).
-    Moves(Vec<String>),
-    /// From a state sent as `position` (no `played` lines before it).
-    State(String),
-}
-
 /// One game (or game fragment) the bot plays against the random mover.
 struct Scenario {
     label: String,
@@ -366,7 +359,18 @@ pub async fn check(
             max_decisions: MAX_GAME_DECISIONS,
         });
     }
-    scenarios.extend(special_positions(game.name(), args.seed)?);
+    let entry = games::entry(game.name()).map_err(|e| e.to_string())?;
+    for p in (entry.check_positions)(args.seed) {
+        scenarios.push(Scenario {
+            game: Arc::from(
+                (entry.new)(&p.params).map_err(|e| format!("checker bug: {}: {e}", p.label))?,
+            ),
+            label: p.label,
+            start: p.start,
+            seat: p.seat,
+            max_decisions: p.max_decisions,
+        });
+    }
 
     let mut bonus_seen = 0usize;
     for sc in &scenarios {
@@ -392,7 +396,7 @@ pub async fn check(
             }
         }
     }
-    if game.name() == "dakon" && bonus_seen > 0 {
+    if bonus_seen > 0 {
         report.push(
             Level::Pass,
             format!("bonus moves: moved again after its own bonus move {bonus_seen} times"),
@@ -830,159 +834,5 @@ fn process_running(pid: i32) -> bool {
             None => true,
         },
         Err(_) => false,
-    }
-}
-
-// ---------------------------------------------------------------------------
-// The chosen positions.
-
-fn named(name: &str, params: &[(&str, &str)]) -> Result<Arc<dyn AnyGame>, String> {
-    let params: Vec<(String, String)> = params
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    games::new_game(name, &params)
-        .map(Arc::from)
-        .map_err(|e| format!("checker bug: {e}"))
-}
-
-/// The odd positions for `game`: each a short game from a chosen start.
-fn special_positions(game: &str, seed: u64) -> Result<Vec<Scenario>, String> {
-    let mut out = Vec::new();
-    match game {
-        "dakon" => {
-            let g = named("dakon", &[])?;
-            let (moves, seat, ply) = dakon_bonus_opening(&*g, seed);
-            out.push(Scenario {
-                label: format!(
-                    "position right after a bonus move (seat {seat} moves again at ply {ply})"
-                ),
-                game: g,
-                start: Start::Moves(moves),
-                seat,
-                max_decisions: 3,
-            });
-            for holes in ["3", "9"] {
-                out.push(Scenario {
-                    label: format!("{holes}-hole board"),
-                    game: named("dakon", &[("holes", holes)])?,
-                    start: Start::Moves(Vec::new()),
-                    seat: 0,
-                    max_decisions: if holes == "3" { 50 } else { 6 },
-                });
-            }
-        }
-        "latrunculi" => {
-            let g = named("latrunculi", &[])?;
-            out.push(Scenario {
-                label: "position where a removal (`xd6`) is legal".into(),
-                game: g.clone(),
-                start: Start::State(REMOVAL.into()),
-                seat: 0,
-                max_decisions: 3,
-            });
-            out.push(Scenario {
-                label: "position with a long jump chain (`a1-a3-c3-c5-e5-e7`)".into(),
-                game: g.clone(),
-                start: Start::State(JUMP_CHAIN.into()),
-                seat: 0,
-                max_decisions: 3,
-            });
-            out.push(Scenario {
-                label: "placement-phase position (seat 1 to place)".into(),
-                game: g,
-                start: Start::State(PLACEMENT.into()),
-                seat: 1,
-                max_decisions: 3,
-            });
-            out.push(Scenario {
-                label: "non-square board (9 x 5, 6 pieces each)".into(),
-                game: named(
-                    "latrunculi",
-                    &[("width", "9"), ("height", "5"), ("pieces", "6")],
-                )?,
-                start: Start::Moves(Vec::new()),
-                seat: 1,
-                max_decisions: 12,
-            });
-        }
-        _ => {}
-    }
-    Ok(out)
-}
-
-/// Example 3 of the Latrunculi rules: `xd6` is legal.
-pub const REMOVAL: &str =
-    "board=XX4OO/3X4/3o4/3X4/8/8/8/8 turn=0 phase=move hand=0,0 quiet=8 ply=42";
-/// The X on a1 can jump a2, b3, c4, d5, e6 in turn: five chain prefixes
-/// (`a1-a3` ... `a1-a3-c3-c5-e5-e7`) are legal moves.
-pub const JUMP_CHAIN: &str =
-    "board=7O/8/4O3/3O4/2O5/1O6/O7/X6X turn=0 phase=move hand=0,0 quiet=3 ply=40";
-/// Example 1 of the Latrunculi rules: seat 1 places.
-pub const PLACEMENT: &str =
-    "board=8/8/8/3X4/8/3X4/8/O7 turn=1 phase=place hand=14,15 quiet=0 ply=3";
-
-/// Random moves from the start until a bonus move (the mover moves again)
-/// past ply 6; returns the moves, the seat to move again and the ply.
-fn dakon_bonus_opening(game: &dyn AnyGame, seed: u64) -> (Vec<String>, Seat, usize) {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xb0b0);
-    for _ in 0..1000 {
-        let mut state = game.initial_state();
-        let mut moves = Vec::new();
-        while state.outcome().is_none() && moves.len() < 40 {
-            let legal = state.legal_moves();
-            let mover = state.to_move();
-            let mv = legal[rng.random_range(0..legal.len())].clone();
-            state.play(&mv).expect("a legal move");
-            moves.push(mv);
-            if moves.len() > 6 && state.outcome().is_none() && state.to_move() == mover {
-                let ply = moves.len();
-                return (moves, mover, ply);
-            }
-        }
-    }
-    // Never reached in practice; the initial position is still a fair check.
-    (Vec::new(), 0, 0)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn chosen_positions_are_what_their_labels_say() {
-        let g = named("latrunculi", &[]).unwrap();
-        let s = g.parse_state(REMOVAL).unwrap();
-        assert!(s.legal_moves().contains(&"xd6".to_string()));
-        let s = g.parse_state(JUMP_CHAIN).unwrap();
-        let legal = s.legal_moves();
-        for chain in [
-            "a1-a3",
-            "a1-a3-c3",
-            "a1-a3-c3-c5",
-            "a1-a3-c3-c5-e5",
-            "a1-a3-c3-c5-e5-e7",
-        ] {
-            assert!(legal.contains(&chain.to_string()), "{chain} in {legal:?}");
-        }
-        let s = g.parse_state(PLACEMENT).unwrap();
-        assert_eq!(s.to_move(), 1);
-        assert!(s.legal_moves().contains(&"d4".to_string()));
-    }
-
-    #[test]
-    fn the_dakon_opening_ends_in_a_bonus_move() {
-        let g = named("dakon", &[]).unwrap();
-        let (moves, seat, ply) = dakon_bonus_opening(&*g, 1);
-        assert!(ply > 6);
-        let mut s = g.initial_state();
-        let mut last = 0;
-        for m in &moves {
-            last = s.to_move();
-            s.play(m).unwrap();
-        }
-        assert_eq!(s.to_move(), seat);
-        assert_eq!(last, seat, "the last move was the same seat's");
-        assert!(s.outcome().is_none());
     }
 }

@@ -28,10 +28,6 @@ pub struct ConfigError {
     pub reason: String,
 }
 
-/// Builds a game from its name and parameters ([`games::new_game`], or a test registry).
-pub type GameMaker =
-    fn(&str, &[(String, String)]) -> Result<Box<dyn games::AnyGame>, games::ParamError>;
-
 /// The tournament format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
@@ -244,11 +240,6 @@ impl Config {
     /// Parses and validates config text; `path` names the file in errors and
     /// anchors relative paths.
     pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
-        Self::parse_with(path, text, games::new_game)
-    }
-
-    /// [`Config::parse`] with another game registry (for tests).
-    pub fn parse_with(path: &Path, text: &str, new_game: GameMaker) -> Result<Config, ConfigError> {
         let err = |key: &str, reason: String| ConfigError {
             file: path.to_path_buf(),
             key: key.to_string(),
@@ -311,7 +302,7 @@ impl Config {
                 params.push((k.clone(), text));
             }
         }
-        let game = new_game(&raw.game, &params).map_err(|e| {
+        let game = games::new_game(&raw.game, &params).map_err(|e| {
             let key = match &e {
                 games::ParamError::UnknownGame { .. } => "game".to_string(),
                 games::ParamError::Unknown { key, .. }
@@ -702,6 +693,14 @@ pub fn seconds_to_ms(text: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("`{text}` is too long a time"))
 }
 
+/// Parses `key=value` command-line text into a game parameter.
+pub fn parse_param(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((k, v)) if !k.is_empty() && !v.is_empty() => Ok((k.to_string(), v.to_string())),
+        _ => Err(format!("expected key=value, got `{text}`")),
+    }
+}
+
 /// A game clock as `SECONDS+INCREMENT` (`60+0.6`; `1:30+1`; `60` for no
 /// increment), as cutechess-cli's and fastchess's `tc=`: (time, increment)
 /// in ms. Moves per period (`40/60`) are not supported.
@@ -848,94 +847,8 @@ impl fmt::Display for FormatKind {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
-    use arena_core::games::{Game, IllegalMove, Outcome, ParamError, ParamReader, ParseError};
-
-    /// A tiny game for tests: take 1 or 2 stones; who takes the last wins.
-    #[derive(Clone, Debug, PartialEq)]
-    pub struct NimState(u32, usize);
-
-    impl std::fmt::Display for NimState {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            write!(f, "{} {}", self.0, self.1)
-        }
-    }
-
-    #[derive(Clone, Debug)]
-    pub struct Nim {
-        stones: u32,
-        max_plies: u32,
-    }
-
-    impl Game for Nim {
-        const NAME: &'static str = "nim";
-        type State = NimState;
-        type Move = u32;
-        type Effects = ();
-        fn from_params(params: &[(String, String)]) -> Result<Self, ParamError> {
-            let r = ParamReader::new("nim", params, &["stones", "max_plies"])?;
-            Ok(Nim {
-                stones: r.int("stones", 5, 1..=20)?,
-                max_plies: r.int("max_plies", 100, 1..=1000)?,
-            })
-        }
-        fn params(&self) -> Vec<(String, String)> {
-            vec![
-                ("stones".into(), self.stones.to_string()),
-                ("max_plies".into(), self.max_plies.to_string()),
-            ]
-        }
-        fn initial_state(&self) -> Self::State {
-            NimState(self.stones, 0)
-        }
-        fn parse_state(&self, text: &str) -> Result<Self::State, ParseError> {
-            Err(ParseError::new("nim state", "unsupported", text))
-        }
-        fn parse_move(&self, text: &str) -> Result<u32, ParseError> {
-            text.parse()
-                .map_err(|_| ParseError::new("nim move", "not a number", text))
-        }
-        fn to_move(&self, s: &Self::State) -> usize {
-            s.1
-        }
-        fn legal_moves(&self, s: &Self::State, out: &mut Vec<u32>) {
-            out.clear();
-            out.extend((1..=2).filter(|&t| t <= s.0));
-        }
-        fn apply(&self, s: &mut Self::State, mv: &u32) {
-            s.0 -= mv;
-            s.1 = 1 - s.1;
-        }
-        fn outcome(&self, s: &Self::State) -> Option<Outcome> {
-            (s.0 == 0).then(|| Outcome {
-                scores: [0, 0],
-                winner: Some(1 - s.1),
-                adjudicated: None,
-            })
-        }
-        fn play(&self, s: &mut Self::State, mv: &u32) -> Result<(), IllegalMove> {
-            if *mv >= 1 && *mv <= 2 && *mv <= s.0 {
-                self.apply(s, mv);
-                Ok(())
-            } else {
-                Err(IllegalMove(mv.to_string()))
-            }
-        }
-    }
-
-    pub fn test_games(
-        name: &str,
-        params: &[(String, String)],
-    ) -> Result<Box<dyn games::AnyGame>, ParamError> {
-        match name {
-            "nim" => Ok(Box::new(Nim::from_params(params)?)),
-            _ => Err(ParamError::UnknownGame {
-                name: name.into(),
-                known: "nim".into(),
-            }),
-        }
-    }
 
     const GOOD: &str = r#"
 game = "nim"
@@ -958,7 +871,7 @@ env = { X = "1" }
 "#;
 
     fn parse(text: &str) -> Result<Config, ConfigError> {
-        Config::parse_with(Path::new("tournaments/t.toml"), text, test_games)
+        Config::parse(Path::new("tournaments/t.toml"), text)
     }
 
     fn parse_err(text: &str) -> ConfigError {
@@ -977,10 +890,14 @@ env = { X = "1" }
     fn a_good_config_is_validated_and_normalized() {
         let c = parse(&good()).unwrap();
         assert_eq!(c.name, "t");
+        // Every parameter of the game, defaults filled in, in its order.
         assert_eq!(
             c.params,
             vec![
+                ("piles".into(), "1".into()),
                 ("stones".into(), "9".into()),
+                ("take".into(), "2".into()),
+                ("bonus".into(), "false".into()),
                 ("max_plies".into(), "50".into())
             ]
         );
@@ -1023,7 +940,7 @@ env = { X = "1" }
             ("game = \"nim\"", "game = \"chess\"", "game", "unknown game"),
             (
                 "stones = 9",
-                "stones = 99",
+                "stones = 9999",
                 "params.stones",
                 "not a valid value",
             ),

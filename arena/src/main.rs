@@ -95,7 +95,7 @@ struct MatchArgs {
     #[arg(long = "bot", value_name = "NAME=COMMAND")]
     bots: Vec<String>,
     /// A game parameter as key=value (repeatable).
-    #[arg(long = "param", value_name = "KEY=VALUE", value_parser = games::parse_param)]
+    #[arg(long = "param", value_name = "KEY=VALUE", value_parser = arena::config::parse_param)]
     params: Vec<(String, String)>,
     /// Number of games (seats alternate; games 2k and 2k+1 share a seed).
     /// With --sprt, the most games to play [default: 2, or 20000 with --sprt].

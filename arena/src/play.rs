@@ -146,7 +146,7 @@ pub fn play(
     )?;
     let end = loop {
         let text = state.to_string();
-        writeln!(out, "\n{}", render_state(&text, Some(names)))?;
+        writeln!(out, "\n{}", render_state(game.name(), &text, Some(names)))?;
         if let Some(outcome) = state.outcome() {
             writeln!(out, "game over: {}", describe_outcome(&outcome, names))?;
             writeln!(out, "final state: {text}")?;

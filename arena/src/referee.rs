@@ -587,89 +587,7 @@ mod tests {
     //! The referee loop against real bot processes, on a toy game (the real
     //! engines are tested end to end in `tests/`).
     use super::*;
-    use arena_core::games::{
-        Game, IllegalMove, Outcome, ParamError, ParamReader, Params, ParseError,
-    };
-    use std::fmt;
-
-    /// Nim with one pile: take 1 or 2 stones; whoever takes the last wins.
-    #[derive(Clone, Debug)]
-    struct Nim {
-        pile: u32,
-    }
-
-    #[derive(Clone, Debug, PartialEq)]
-    struct NimState {
-        pile: u32,
-        turn: Seat,
-    }
-
-    impl fmt::Display for NimState {
-        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            write!(f, "pile={} turn={}", self.pile, self.turn)
-        }
-    }
-
-    impl Game for Nim {
-        const NAME: &'static str = "nim";
-        type State = NimState;
-        type Move = u32;
-        type Effects = ();
-
-        fn from_params(params: &[(String, String)]) -> Result<Self, ParamError> {
-            let r = ParamReader::new("nim", params, &["pile"])?;
-            Ok(Nim {
-                pile: r.int("pile", 7, 1..=1000)?,
-            })
-        }
-        fn params(&self) -> Params {
-            vec![("pile".into(), self.pile.to_string())]
-        }
-        fn initial_state(&self) -> NimState {
-            NimState {
-                pile: self.pile,
-                turn: 0,
-            }
-        }
-        fn parse_state(&self, text: &str) -> Result<NimState, ParseError> {
-            Err(ParseError::new("nim state", "not needed", text))
-        }
-        fn parse_move(&self, text: &str) -> Result<u32, ParseError> {
-            match text {
-                "1" => Ok(1),
-                "2" => Ok(2),
-                _ => Err(ParseError::new("nim move", "take 1 or 2", text)),
-            }
-        }
-        fn to_move(&self, s: &NimState) -> Seat {
-            s.turn
-        }
-        fn legal_moves(&self, s: &NimState, out: &mut Vec<u32>) {
-            out.clear();
-            out.extend((1..=2).filter(|&k| k <= s.pile));
-        }
-        fn apply(&self, s: &mut NimState, mv: &u32) {
-            s.pile -= mv;
-            s.turn = 1 - s.turn;
-        }
-        fn outcome(&self, s: &NimState) -> Option<Outcome> {
-            (s.pile == 0).then(|| Outcome {
-                scores: [(s.turn == 1) as i32, (s.turn == 0) as i32],
-                winner: Some(1 - s.turn),
-                adjudicated: None,
-            })
-        }
-        fn play(&self, s: &mut NimState, mv: &u32) -> Result<(), IllegalMove> {
-            let mut legal = Vec::new();
-            self.legal_moves(s, &mut legal);
-            if legal.contains(mv) {
-                self.apply(s, mv);
-                Ok(())
-            } else {
-                Err(IllegalMove(mv.to_string()))
-            }
-        }
-    }
+    use arena_core::games::nim::Nim;
 
     fn python() -> &'static str {
         // The real interpreter: a pyenv shim on PATH takes ~0.7 s to start.
@@ -698,9 +616,17 @@ mod tests {
         Arc::new(BotSpec::new(name, command))
     }
 
+    /// Nim with one pile of `pile` stones: take 1 or 2; whoever takes the
+    /// last wins.
     fn setup(pile: u32, movetime_ms: u64) -> GameSetup {
         GameSetup {
-            game: Arc::new(Nim { pile }),
+            game: Arc::new(Nim {
+                piles: 1,
+                stones: pile,
+                take: 2,
+                bonus: false,
+                max_plies: 1000,
+            }),
             index: 0,
             round: 0,
             pair: 0,
@@ -747,13 +673,13 @@ mod tests {
         let r = game(&s, testbot("a", &[]), testbot("b", &["--mode", "last"])).await;
         // a takes 1, b takes 2, ...: 7 -> 6 -> 4 -> 3 -> 1 -> 0 (a takes the last).
         let moves: Vec<&str> = r.moves.iter().map(|m| m.mv.as_str()).collect();
-        assert_eq!(moves, ["1", "2", "1", "2", "1"]);
+        assert_eq!(moves, ["a1", "a2", "a1", "a2", "a1"]);
         assert_eq!(r.result, GameResult::Seat0Wins);
         assert_eq!(r.reason, Reason::Normal);
         assert_eq!(r.offender, None);
-        assert_eq!(r.final_state, "pile=0 turn=1");
-        assert_eq!(r.moves[0].state, "pile=6 turn=1");
-        assert_eq!(r.params.get("pile").map(String::as_str), Some("7"));
+        assert_eq!(r.final_state, "piles=0 turn=1 ply=5");
+        assert_eq!(r.moves[0].state, "piles=6 turn=1 ply=1");
+        assert_eq!(r.params.get("stones").map(String::as_str), Some("7"));
         assert!(r.moves.iter().all(|m| m.ms >= 0.0 && m.ms < 2000.0));
     }
 
@@ -840,17 +766,17 @@ mod tests {
     #[tokio::test]
     async fn an_opening_is_played_by_the_referee_and_told_to_both_bots() {
         let mut s = setup(7, 2000);
-        s.opening = vec!["2".into(), "2".into()];
+        s.opening = vec!["a2".into(), "a2".into()];
         s.check_opening().unwrap();
         let r = game(&s, testbot("a", &[]), testbot("b", &[])).await;
         assert_eq!(r.opening_plies, 2);
         assert_eq!(r.moves[0].ms, 0.0);
-        assert_eq!(r.moves[1].state, "pile=3 turn=0");
+        assert_eq!(r.moves[1].state, "piles=3 turn=0 ply=2");
         // 3 left, both take 1: a, b, a.
         assert_eq!(r.moves.len(), 5);
         assert_eq!(r.result, GameResult::Seat0Wins);
         let mut bad = setup(3, 2000);
-        bad.opening = vec!["2".into(), "2".into()];
+        bad.opening = vec!["a2".into(), "a2".into()];
         assert!(bad.check_opening().unwrap_err().contains("opening move 2"));
     }
 

@@ -313,8 +313,7 @@ mod tests {
 
     #[test]
     fn random_openings_are_legal_seeded_and_avoid_the_end() {
-        let game =
-            crate::config::tests::test_games("nim", &[("stones".into(), "6".into())]).unwrap();
+        let game = arena_core::games::new_game("nim", &[("stones".into(), "6".into())]).unwrap();
         let a = random_opening(&*game, 17, 3);
         assert_eq!(a, random_opening(&*game, 17, 3));
         assert_eq!(a.len(), 3);

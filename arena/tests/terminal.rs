@@ -32,7 +32,7 @@ fn play_draws_the_board_explains_bad_input_and_finishes_the_game() {
         let record = common::random_game(game.as_ref(), 0, ["a", "b"], 7, 100_000);
         // A well-formed move that is not legal at the start.
         let start = game.initial_state();
-        let illegal = ["0", "1", "a1-a2", "xa1", "a1-b1", "13"]
+        let illegal = ["0", "1", "a1-a2", "xa1", "a1-b1", "13", "a9"]
             .into_iter()
             .find(|mv| matches!(start.clone().play(mv), Err(PlayError::Illegal(_))))
             .expect("some candidate is a well-formed illegal move");
@@ -63,8 +63,11 @@ fn play_draws_the_board_explains_bad_input_and_finishes_the_game() {
             "{name}: final state differs\n{stdout}"
         );
         assert!(stdout.contains("game over: "), "{stdout}");
-        let board =
-            arena::report::text::render_state(&record.final_state, Some(["human", "human"]));
+        let board = arena::report::text::render_state(
+            &record.game,
+            &record.final_state,
+            Some(["human", "human"]),
+        );
         assert!(stdout.contains(&board), "{name}: final board not drawn");
     }
 }
@@ -103,6 +106,7 @@ fn show_draws_any_recorded_position() {
         assert!(out.status.success(), "{}", text(&out.stderr));
         assert!(stdout.contains(&format!("after ply 2 of {}", r.moves.len())));
         assert!(stdout.contains(&arena::report::text::render_state(
+            &r.game,
             &r.moves[1].state,
             Some([&r.seats[0].name, &r.seats[1].name])
         )));

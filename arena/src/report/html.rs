@@ -65,6 +65,10 @@ struct GameView<'a> {
     index: u64,
     round: u64,
     game: &'a str,
+    /// The replay viewer's drawer for the game (from the registry); absent
+    /// for a game without one, whose replay shows the states as text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    drawer: Option<&'static str>,
     params: &'a BTreeMap<String, String>,
     /// As text: seeds use all 64 bits, and JavaScript numbers keep only 53.
     seed: String,
@@ -104,6 +108,9 @@ fn game_view(r: &GameRecord, with_moves: bool) -> GameView<'_> {
         index: r.index,
         round: r.round,
         game: &r.game,
+        drawer: arena_core::games::entry(&r.game)
+            .ok()
+            .and_then(|e| e.replay_drawer),
         params: &r.params,
         seed: r.seed.to_string(),
         seats: [&r.seats[0].name, &r.seats[1].name],

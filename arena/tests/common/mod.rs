@@ -17,12 +17,9 @@ pub const BOTS: [&str; 4] = [
     "-random <b>d</b>",
 ];
 
-/// The games of the test tournament that the engines registry knows.
+/// The games of the test tournament: every game in the registry.
 pub fn registered_games() -> Vec<&'static str> {
-    ["dakon", "latrunculi"]
-        .into_iter()
-        .filter(|g| new_game(g, &[]).is_ok())
-        .collect()
+    arena_core::games::GAMES.iter().map(|g| g.name).collect()
 }
 
 /// Plays one game with uniformly random moves (at most `max_plies`) and

@@ -32,7 +32,7 @@ fn choose<G: arena_bots::eval::Evaluate, A: Algorithm>(
 /// alpha-beta finds a winning move, whatever chain of bonus moves it takes.
 #[test]
 fn alphabeta_solves_bonus_nim() {
-    let game = BonusNim::from_params(&[]).unwrap();
+    let game = BonusNim::small();
     let mut stack = vec![game.initial_state()];
     let mut seen = Vec::new();
     let mut checked = 0;
@@ -61,17 +61,17 @@ fn alphabeta_solves_bonus_nim() {
 /// MCTS with enough playouts finds the winning move in small Nim positions.
 #[test]
 fn mcts_finds_nim_wins() {
-    let game = BonusNim::from_params(&[]).unwrap();
+    let game = BonusNim::new(3, 5);
     let mut mcts = Mcts::new(Some(3000));
     mcts.playout_depth = Some(0);
     let mut rights = 0;
     let mut total = 0;
     for text in [
-        "piles=2,3,4 turn=0 last=1",
-        "piles=0,3,4 turn=1 last=0",
-        "piles=1,0,2 turn=0 last=1",
-        "piles=0,2,5 turn=1 last=0",
-        "piles=3,0,3 turn=0 last=0",
+        "piles=2,3,4 turn=0 ply=0",
+        "piles=0,3,4 turn=1 ply=1",
+        "piles=1,0,2 turn=0 ply=2",
+        "piles=0,2,5 turn=1 ply=3",
+        "piles=3,0,3 turn=0 ply=4",
     ] {
         let s = game.parse_state(text).unwrap();
         if !nim_wins(&game, &s) {
@@ -113,7 +113,7 @@ fn tictactoe_strength() {
 
 #[test]
 fn same_seed_same_game() {
-    let game = BonusNim::from_params(&[("big".into(), "true".into())]).unwrap();
+    let game = BonusNim::big();
     for seed in [1, 2, 3] {
         let a = play_game(
             &game,
@@ -161,7 +161,7 @@ fn same_seed_same_game() {
 fn time_managed_moves_are_quick() {
     use arena_bots::limits::Go;
     use std::time::{Duration, Instant};
-    let game = BonusNim::from_params(&[("big".into(), "true".into())]).unwrap();
+    let game = BonusNim::big();
     let s = game.initial_state();
     let mut legal = Vec::new();
     game.legal_moves(&s, &mut legal);
@@ -193,9 +193,9 @@ fn protocol_session_in_process() {
         go time=- opptime=- inc=0 movetime=100\n\
         bogus line\n\
         gameover loss resign\n\
-        newgame bonusnim seat=0 seed=1 big=true\n\
-        position piles=3,4,5,6 turn=0 last=1\n\
-        legal 0x1 0x2 0x3 1x1 1x2 1x3 2x1 2x2 2x3 3x1 3x2 3x3\n\
+        newgame nim seat=0 seed=1 piles=4 stones=6 take=3 bonus=true max_plies=1000\n\
+        position piles=3,4,5,6 turn=0 ply=0\n\
+        legal a1 a2 a3 b1 b2 b3 c1 c2 c3 d1 d2 d3\n\
         go time=5000 opptime=5000 inc=0 movetime=-\n\
         quit\n\
         arena 1\n";
@@ -215,10 +215,7 @@ fn protocol_session_in_process() {
         .collect();
     assert_eq!(moves.len(), 2, "{out}");
     assert!(["0", "1", "2", "3", "5", "6", "7", "8"].contains(&moves[0]));
-    assert!(BonusNim::from_params(&[])
-        .unwrap()
-        .parse_move(moves[1])
-        .is_ok());
+    assert!(BonusNim::big().parse_move(moves[1]).is_ok());
     assert!(lines.iter().any(|l| l.starts_with("info depth")), "{out}");
     // Nothing after quit.
     assert_eq!(lines.iter().filter(|l| l.starts_with("ready")).count(), 1);

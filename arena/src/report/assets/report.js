@@ -267,36 +267,37 @@
     return out;
   }
 
-  function parseState(state) {
+  function parseDakon(state) {
     var f = fields(state || "");
-    if (f.pits !== undefined) {
-      var pits = f.pits.split(",").map(Number);
-      if (pits.length % 2 || pits.some(isNaN)) throw new Error("bad pits in " + state);
-      return { kind: "dakon", pits: pits, stores: (f.stores || "0,0").split(",").map(Number),
-        turn: Number(f.turn), ply: Number(f.ply) };
-    }
-    if (f.board !== undefined) {
-      var ranks = f.board.split("/");
-      var squares = [], width = null;
-      ranks.forEach(function (rank) {
-        var row = [], run = 0;
-        for (var i = 0; i < rank.length; i++) {
-          var c = rank[i];
-          if (c >= "0" && c <= "9") { run = run * 10 + (c.charCodeAt(0) - 48); continue; }
-          for (; run > 0; run--) row.push(null);
-          var p = { X: [0, false], O: [1, false], x: [0, true], o: [1, true] }[c];
-          if (!p) throw new Error("bad square " + c + " in " + state);
-          row.push({ seat: p[0], trapped: p[1] });
-        }
+    if (f.pits === undefined) throw new Error("no pits= in " + state);
+    var pits = f.pits.split(",").map(Number);
+    if (pits.length % 2 || pits.some(isNaN)) throw new Error("bad pits in " + state);
+    return { pits: pits, stores: (f.stores || "0,0").split(",").map(Number),
+      turn: Number(f.turn), ply: Number(f.ply) };
+  }
+
+  function parseLatrunculi(state) {
+    var f = fields(state || "");
+    if (f.board === undefined) throw new Error("no board= in " + state);
+    var ranks = f.board.split("/");
+    var squares = [], width = null;
+    ranks.forEach(function (rank) {
+      var row = [], run = 0;
+      for (var i = 0; i < rank.length; i++) {
+        var c = rank[i];
+        if (c >= "0" && c <= "9") { run = run * 10 + (c.charCodeAt(0) - 48); continue; }
         for (; run > 0; run--) row.push(null);
-        if (width === null) width = row.length;
-        if (row.length !== width) throw new Error("ragged board in " + state);
-        squares.push(row);
-      });
-      return { kind: "latrunculi", width: width, height: ranks.length, rows: squares, turn: Number(f.turn),
-        phase: f.phase, hand: (f.hand || "0,0").split(",").map(Number), quiet: Number(f.quiet), ply: Number(f.ply) };
-    }
-    throw new Error("unknown state notation: " + state);
+        var p = { X: [0, false], O: [1, false], x: [0, true], o: [1, true] }[c];
+        if (!p) throw new Error("bad square " + c + " in " + state);
+        row.push({ seat: p[0], trapped: p[1] });
+      }
+      for (; run > 0; run--) row.push(null);
+      if (width === null) width = row.length;
+      if (row.length !== width) throw new Error("ragged board in " + state);
+      squares.push(row);
+    });
+    return { width: width, height: ranks.length, rows: squares, turn: Number(f.turn),
+      phase: f.phase, hand: (f.hand || "0,0").split(",").map(Number), quiet: Number(f.quiet), ply: Number(f.ply) };
   }
 
   // ---- boards as SVG ------------------------------------------------------
@@ -454,15 +455,31 @@
     return root;
   }
 
-  function boardSvg(state, names, lastMove, prevState, effects) {
-    var s = parseState(state);
-    if (s.kind !== "dakon") return latrunculiSvg(s, names, lastMove, effects);
-    var prev = null;
-    if (prevState) {
-      try { prev = parseState(prevState); } catch (e) { prev = null; }
-      if (prev && prev.kind !== "dakon") prev = null;
+  // The replay viewer's drawers, by the key arena's game registry gives each
+  // game (`drawer` in the data). A game without one (or with a key this page
+  // does not know) gets no board: its replay says so and shows the states
+  // as text.
+  var DRAWERS = {
+    dakon: function (state, names, lastMove, prevState) {
+      var prev = null;
+      if (prevState) {
+        try { prev = parseDakon(prevState); } catch (e) { prev = null; }
+      }
+      return dakonSvg(parseDakon(state), names, lastMove, prev);
+    },
+    latrunculi: function (state, names, lastMove, prevState, effects) {
+      return latrunculiSvg(parseLatrunculi(state), names, lastMove, effects);
     }
-    return dakonSvg(s, names, lastMove, prev);
+  };
+
+  function drawerOf(g) {
+    return g.drawer && Object.prototype.hasOwnProperty.call(DRAWERS, g.drawer) ? DRAWERS[g.drawer] : null;
+  }
+
+  // The board of game g at `state`, or null when there is no drawer for g.
+  function boardSvg(g, state, lastMove, prevState, effects) {
+    var draw = drawerOf(g);
+    return draw ? draw(state, g.seats, lastMove, prevState, effects) : null;
   }
 
   // ---- the replay viewer -------------------------------------------------
@@ -586,7 +603,13 @@
     var board = clear(document.getElementById("board"));
     try {
       var before = p === 0 ? null : (p === 1 ? g.initial_state : g.moves[p - 2].state);
-      append(board, boardSvg(state, g.seats, last ? last.move : null, before, last ? last.effects : null));
+      var drawn = boardSvg(g, state, last ? last.move : null, before, last ? last.effects : null);
+      if (drawn) {
+        append(board, drawn);
+      } else {
+        append(board, el("p", { "class": "no-drawer muted", text: "no drawer for this game (" + g.game + "): its states are shown as text" }));
+        append(board, el("pre", { "class": "raw-state", text: state }));
+      }
     } catch (e) {
       append(board, el("pre", { "class": "raw-state", text: state + "\n(" + e.message + ")" }));
     }
@@ -679,6 +702,11 @@
       out.heatmap_cells = document.querySelectorAll("#crosstable-table td.heat").length;
       if (!replay) openReplay(DATA.games.length ? DATA.games[0].index : 0, 0);
       if (replay) {
+        out.cpu_shown = Array.prototype.filter.call(
+          document.querySelectorAll("#movelist tbody tr td:nth-child(5)"),
+          function (td) { return td.textContent !== ""; }).length;
+      }
+      if (replay && drawerOf(replay.game)) {
         go(0);
         var start = boardMarkup();
         document.dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowRight", bubbles: true }));
@@ -693,22 +721,35 @@
         out.checks.button_changes_board = afterClick !== afterKey;
         out.checks.back_restores_board = back === start;
         out.ply_label = document.getElementById("ply-label").textContent;
-        out.cpu_shown = Array.prototype.filter.call(
-          document.querySelectorAll("#movelist tbody tr td:nth-child(5)"),
-          function (td) { return td.textContent !== ""; }).length;
-        // Draw every embedded position once: no notation may fail to render.
-        var drawn = 0, failed = [];
-        DATA.games.forEach(function (g) {
-          if (!g.moves) return;
-          [g.initial_state].concat(g.moves.map(function (m) { return m.state; })).forEach(function (st, i) {
-            try { boardSvg(st, g.seats, i ? g.moves[i - 1].move : null); drawn++; } catch (e) { failed.push(g.index + "@" + i + ": " + e.message); }
-          });
-        });
-        out.positions_drawn = drawn;
-        out.positions_failed = failed.slice(0, 10);
-        out.checks.all_positions_drawn = failed.length === 0;
-        go(Math.min(2, replay.game.moves.length));
+      } else if (replay) {
+        go(0);
+        var text0 = document.querySelector("#board .raw-state").textContent;
+        go(1);
+        out.checks.text_state_changes = document.querySelector("#board .raw-state").textContent !== text0;
+        out.ply_label = document.getElementById("ply-label").textContent;
       }
+      // Draw every embedded position of a game with a drawer once: no
+      // notation may fail to render.
+      var drawn = 0, failed = [];
+      DATA.games.forEach(function (g) {
+        if (!g.moves || !drawerOf(g)) return;
+        [g.initial_state].concat(g.moves.map(function (m) { return m.state; })).forEach(function (st, i) {
+          try { boardSvg(g, st, i ? g.moves[i - 1].move : null); drawn++; } catch (e) { failed.push(g.index + "@" + i + ": " + e.message); }
+        });
+      });
+      out.positions_drawn = drawn;
+      out.positions_failed = failed.slice(0, 10);
+      if (drawn) out.checks.all_positions_drawn = failed.length === 0;
+      // A game without a drawer says so in its replay.
+      var plain = DATA.games.filter(function (g) { return g.moves && !drawerOf(g); })[0];
+      if (plain) {
+        var resume = replay ? { k: replay.game.index, ply: replay.ply } : null;
+        openReplay(plain.index, 0);
+        out.checks.no_drawer_shown = !!document.querySelector("#board .no-drawer") &&
+          document.querySelector("#board .raw-state").textContent === plain.initial_state;
+        if (resume) openReplay(resume.k, resume.ply);
+      }
+      if (replay) go(Math.min(2, replay.game.moves.length));
     } catch (e) {
       out.errors.push("selftest: " + e.message);
     }

@@ -1,6 +1,7 @@
 //! Two toy games implementing `arena_core::games::Game`, to test the generic
-//! searches without the real engines: tic-tac-toe, and a Nim with bonus
-//! moves (emptying a pile earns another move, like Dakon's store).
+//! searches without the real engines: arena-core's Nim with bonus moves
+//! (emptying a pile earns another move, like Dakon's store), and
+//! tic-tac-toe, a game that perfect play draws.
 #![allow(dead_code)]
 
 pub mod referee;
@@ -8,129 +9,74 @@ pub mod referee;
 use std::fmt;
 
 use arena_bots::eval::Evaluate;
+use arena_core::games::nim::{Nim, NimMove, NimState};
 use arena_core::games::{Game, Outcome, ParamError, ParamReader, Params, ParseError, Seat};
 
 // ---------------------------------------------------------------- Nim
 
-/// Piles of counters; a move takes 1 to 3 from one pile. Emptying a pile
-/// earns a bonus move. Whoever takes the last counter wins.
+/// arena-core's test game, Nim, with bonus moves: piles of stones, a move
+/// takes 1 to 3 from one pile, emptying a pile earns another move (like
+/// Dakon's store), whoever takes the last stone wins. The rules are
+/// arena-core's; this wrapper only adds the bots' heuristic (none), which
+/// the orphan rule keeps off arena-core's own type.
 #[derive(Clone, Debug, PartialEq)]
-pub struct BonusNim {
-    pub piles: Vec<u8>,
-}
+pub struct BonusNim(pub Nim);
 
-#[derive(Clone, Debug, PartialEq)]
-pub struct NimState {
-    pub piles: Vec<u8>,
-    pub turn: Seat,
-    pub last: Seat,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct NimMove {
-    pub pile: usize,
-    pub take: u8,
-}
-
-impl fmt::Display for NimState {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let p: Vec<String> = self.piles.iter().map(u8::to_string).collect();
-        write!(
-            f,
-            "piles={} turn={} last={}",
-            p.join(","),
-            self.turn,
-            self.last
-        )
+impl BonusNim {
+    /// `piles` piles of `stones` each.
+    pub fn new(piles: u32, stones: u32) -> BonusNim {
+        BonusNim(Nim {
+            piles,
+            stones,
+            take: 3,
+            bonus: true,
+            max_plies: 1000,
+        })
     }
-}
 
-impl fmt::Display for NimMove {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}x{}", self.pile, self.take)
+    /// Three piles of three: every position can be solved by brute force.
+    pub fn small() -> BonusNim {
+        BonusNim::new(3, 3)
     }
-}
 
-fn field<'a>(text: &'a str, key: &str) -> Option<&'a str> {
-    text.split_whitespace()
-        .find_map(|t| t.strip_prefix(key).and_then(|r| r.strip_prefix('=')))
+    /// Four piles of five.
+    pub fn big() -> BonusNim {
+        BonusNim::new(4, 5)
+    }
 }
 
 impl Game for BonusNim {
-    const NAME: &'static str = "bonusnim";
+    const NAME: &'static str = Nim::NAME;
     type State = NimState;
     type Move = NimMove;
     type Effects = ();
 
     fn from_params(params: &[(String, String)]) -> Result<Self, ParamError> {
-        let r = ParamReader::new(Self::NAME, params, &["big"])?;
-        let big = r.flag("big", false)?;
-        Ok(BonusNim {
-            piles: if big { vec![3, 4, 5, 6] } else { vec![2, 3, 4] },
-        })
+        Nim::from_params(params).map(BonusNim)
     }
     fn params(&self) -> Params {
-        vec![("big".into(), (self.piles.len() > 3).to_string())]
+        self.0.params()
     }
     fn initial_state(&self) -> NimState {
-        NimState {
-            piles: self.piles.clone(),
-            turn: 0,
-            last: 1,
-        }
+        self.0.initial_state()
     }
     fn parse_state(&self, text: &str) -> Result<NimState, ParseError> {
-        let err = |why: &str| ParseError::new("nim state", why, text);
-        let piles = field(text, "piles")
-            .ok_or_else(|| err("no piles"))?
-            .split(',')
-            .map(|p| p.parse::<u8>().map_err(|_| err("bad pile")))
-            .collect::<Result<Vec<_>, _>>()?;
-        let turn = field(text, "turn")
-            .and_then(|t| t.parse().ok())
-            .ok_or_else(|| err("bad turn"))?;
-        let last = field(text, "last")
-            .and_then(|t| t.parse().ok())
-            .ok_or_else(|| err("bad last"))?;
-        Ok(NimState { piles, turn, last })
+        self.0.parse_state(text)
     }
     fn parse_move(&self, text: &str) -> Result<NimMove, ParseError> {
-        let err = || ParseError::new("nim move", "expected <pile>x<take>", text);
-        let (p, t) = text.split_once('x').ok_or_else(err)?;
-        Ok(NimMove {
-            pile: p.parse().map_err(|_| err())?,
-            take: t.parse().map_err(|_| err())?,
-        })
+        self.0.parse_move(text)
     }
     fn to_move(&self, s: &NimState) -> Seat {
-        s.turn
+        self.0.to_move(s)
     }
     fn legal_moves(&self, s: &NimState, out: &mut Vec<NimMove>) {
-        out.clear();
-        for (pile, &n) in s.piles.iter().enumerate() {
-            for take in 1..=n.min(3) {
-                out.push(NimMove { pile, take });
-            }
-        }
+        self.0.legal_moves(s, out)
     }
     fn apply(&self, s: &mut NimState, mv: &NimMove) {
-        s.piles[mv.pile] -= mv.take;
-        s.last = s.turn;
-        if s.piles[mv.pile] != 0 {
-            s.turn = 1 - s.turn;
-        }
+        self.0.apply(s, mv)
     }
     fn outcome(&self, s: &NimState) -> Option<Outcome> {
-        if s.piles.iter().any(|&p| p > 0) {
-            return None;
-        }
-        let mut scores = [0, 0];
-        scores[s.last] = 1;
-        Some(Outcome {
-            scores,
-            winner: Some(s.last),
-            adjudicated: None,
-        })
+        self.0.outcome(s)
     }
 }
 
@@ -159,6 +105,11 @@ pub fn nim_move_wins(game: &BonusNim, s: &NimState, m: &NimMove) -> bool {
 }
 
 // ---------------------------------------------------------- tic-tac-toe
+
+fn field<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+    text.split_whitespace()
+        .find_map(|t| t.strip_prefix(key).and_then(|r| r.strip_prefix('=')))
+}
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct TicTacToe;
