@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::Normalized;
 use crate::display::escape;
 use crate::schedule::{GameJob, Shard};
-use arena_core::record::{CsvRow, GameRecord};
+use arena_core::record::{CsvRow, GameRecord, CSV_HEADER};
 
 pub const MANIFEST: &str = "tournament.json";
 pub const JOURNAL: &str = "journal.jsonl";
@@ -369,24 +369,6 @@ pub fn csv_bytes(rows: &[&GameRecord], header: bool) -> Vec<u8> {
     }
     w.into_inner().expect("in-memory csv")
 }
-
-/// `games.csv`'s header: the fields of [`CsvRow`], in order.
-pub const CSV_HEADER: &[&str] = &[
-    "index",
-    "game",
-    "seed",
-    "seat0",
-    "seat1",
-    "result",
-    "reason",
-    "plies",
-    "score0",
-    "score1",
-    "duration_ms",
-    "round",
-    "pair",
-    "detail",
-];
 
 /// Writes `games.jsonl` and `games.csv` holding exactly `records`, in order.
 pub fn write_games(dir: &Path, records: &[&GameRecord]) -> Result<(), StoreError> {

@@ -18,8 +18,7 @@ use crate::store::{self, RunLock, StopRule, StoreError, Writer};
 use arena_core::record::{GameRecord, GameResult};
 
 pub use crate::store::{
-    read_records, write_games, Manifest, CSV_HEADER, GAMES_CSV, GAMES_JSONL, JOURNAL, LOCK,
-    MANIFEST,
+    read_records, write_games, Manifest, GAMES_CSV, GAMES_JSONL, JOURNAL, LOCK, MANIFEST,
 };
 
 /// Why a tournament or a merge stopped.
@@ -1125,7 +1124,10 @@ mod tests {
         );
         let csv = files(&a).1;
         assert_eq!(csv.lines().count(), 25);
-        assert_eq!(csv.lines().next().unwrap(), CSV_HEADER.join(","));
+        assert_eq!(
+            csv.lines().next().unwrap(),
+            arena_core::record::CSV_HEADER.join(",")
+        );
         assert!(
             !a.join(JOURNAL).exists(),
             "the journal goes once the run is complete"

@@ -32,9 +32,13 @@ pub fn random_playout<G: Game>(
 /// Totals from [`playouts`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PlayoutTotals {
+    /// Games played.
     pub games: u64,
+    /// Moves made in them.
     pub moves: u64,
+    /// Games won by seat 0 and by seat 1.
     pub wins: [u64; 2],
+    /// Games drawn.
     pub draws: u64,
 }
 
@@ -60,14 +64,18 @@ pub fn playouts<G: Game>(game: &G, games: u64, seed: u64) -> PlayoutTotals {
 /// one thread (the benchmark behind `arena bench` and `cargo bench`).
 #[derive(Clone, Copy, Debug)]
 pub struct Throughput {
+    /// What was played.
     pub totals: PlayoutTotals,
+    /// Wall time it took.
     pub seconds: f64,
 }
 
 impl Throughput {
+    /// Moves per wall second.
     pub fn moves_per_sec(&self) -> f64 {
         self.totals.moves as f64 / self.seconds
     }
+    /// Games per wall second.
     pub fn games_per_sec(&self) -> f64 {
         self.totals.games as f64 / self.seconds
     }
@@ -87,6 +95,8 @@ impl std::fmt::Display for Throughput {
     }
 }
 
+/// Plays seeded random games of `game` in growing batches for about
+/// `seconds` of wall time.
 pub fn throughput<G: Game>(game: &G, seconds: f64, seed: u64) -> Throughput {
     let start = std::time::Instant::now();
     let mut totals = PlayoutTotals::default();

@@ -13,15 +13,19 @@ use crate::games::Seat;
 /// The result from seat 0's point of view, written as in PGN.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum GameResult {
+    /// `1-0`
     #[serde(rename = "1-0")]
     Seat0Wins,
+    /// `0-1`
     #[serde(rename = "0-1")]
     Seat1Wins,
+    /// `1/2-1/2`
     #[serde(rename = "1/2-1/2")]
     Draw,
 }
 
 impl GameResult {
+    /// The result in which `seat` won.
     pub fn win_for(seat: Seat) -> Self {
         if seat == 0 {
             GameResult::Seat0Wins
@@ -30,8 +34,18 @@ impl GameResult {
         }
     }
 
+    /// The result of a game `winner` won (`None`: a draw).
     pub fn from_winner(winner: Option<Seat>) -> Self {
         winner.map_or(GameResult::Draw, Self::win_for)
+    }
+
+    /// The seat that won, `None` for a draw.
+    pub fn winner(self) -> Option<Seat> {
+        match self {
+            GameResult::Seat0Wins => Some(0),
+            GameResult::Seat1Wins => Some(1),
+            GameResult::Draw => None,
+        }
     }
 
     /// Points scored by `seat`: 1, 0.5 or 0.
@@ -43,6 +57,7 @@ impl GameResult {
         }
     }
 
+    /// The result as written (`1-0`, `0-1`, `1/2-1/2`).
     pub fn as_str(self) -> &'static str {
         match self {
             GameResult::Seat0Wins => "1-0",
@@ -109,6 +124,7 @@ pub enum Reason {
 }
 
 impl Reason {
+    /// The word in records, CSV and `gameover` lines.
     pub fn as_str(self) -> &'static str {
         match self {
             Reason::Normal => "normal",
@@ -152,7 +168,9 @@ impl FromStr for Reason {
 /// One seat's bot, as it was run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SeatRecord {
+    /// The bot's name.
     pub name: String,
+    /// Its command as given.
     pub command: Vec<String>,
     /// The bot's stderr log for this game, if one was kept.
     pub log: Option<String>,
@@ -161,6 +179,7 @@ pub struct SeatRecord {
 /// One move as played.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MoveRecord {
+    /// Who moved.
     pub seat: Seat,
     /// Move notation of the game.
     #[serde(rename = "move")]
@@ -192,18 +211,28 @@ pub struct GameRecord {
     /// Games sharing a `pair` were played on the same seed and opening with
     /// seats swapped (used by pentanomial statistics).
     pub pair: u64,
+    /// The game's wire name.
     pub game: String,
+    /// Every parameter of the game.
     pub params: BTreeMap<String, String>,
+    /// The game's seed (told to both bots).
     pub seed: u64,
+    /// The bots in seat 0 and seat 1.
     pub seats: [SeatRecord; 2],
     /// How many of the first moves the referee chose at random (an opening).
     #[serde(default)]
     pub opening_plies: usize,
+    /// The state the game started from.
     pub initial_state: String,
+    /// Every move, the opening's included.
     pub moves: Vec<MoveRecord>,
+    /// The state it ended in.
     pub final_state: String,
+    /// The game's scores (0, 0 after a forfeit).
     pub scores: [i32; 2],
+    /// Who won.
     pub result: GameResult,
+    /// Why it ended.
     pub reason: Reason,
     /// Free text: the adjudication cause, or what the offending bot did (truncated).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -211,11 +240,25 @@ pub struct GameRecord {
     /// The seat that forfeited, for forfeit reasons.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offender: Option<Seat>,
+    /// Wall time of the game, bot starts included.
     pub duration_ms: u64,
 }
 
-/// A row of `games.csv`. Column order is part of the public schema.
+impl GameRecord {
+    /// Whether `seat` lost this game by misbehaving (timeout, illegal move,
+    /// crash, protocol): the one rule every tally counts forfeits by.
+    pub fn forfeited_by(&self, seat: Seat) -> bool {
+        self.reason.is_forfeit()
+            && self.result == GameResult::win_for(1 - seat)
+            && self.offender.is_none_or(|o| o == seat)
+    }
+}
+
+/// A row of `games.csv`: a [`GameRecord`] without its moves. Column order
+/// ([`CSV_HEADER`]) is part of the public schema. Text cells are written
+/// with [`csv_cell`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[allow(missing_docs)] // the record's fields of the same names
 pub struct CsvRow {
     pub index: u64,
     pub game: String,
@@ -224,6 +267,7 @@ pub struct CsvRow {
     pub seat1: String,
     pub result: GameResult,
     pub reason: Reason,
+    /// Moves played.
     pub plies: usize,
     pub score0: i32,
     pub score1: i32,
@@ -232,6 +276,24 @@ pub struct CsvRow {
     pub pair: u64,
     pub detail: String,
 }
+
+/// `games.csv`'s header: the fields of [`CsvRow`], in order.
+pub const CSV_HEADER: &[&str] = &[
+    "index",
+    "game",
+    "seed",
+    "seat0",
+    "seat1",
+    "result",
+    "reason",
+    "plies",
+    "score0",
+    "score1",
+    "duration_ms",
+    "round",
+    "pair",
+    "detail",
+];
 
 /// A cell that no spreadsheet takes for a formula: text starting with `=`,
 /// `+`, `-`, `@`, a tab or a carriage return (OWASP's CSV injection list)

@@ -46,8 +46,9 @@ use serde::Serialize;
 
 use super::{Game, Outcome, ParamError, ParamReader, Params, ParseError, Seat};
 
-/// Smallest and largest number of holes per row.
+/// Smallest number of holes per row.
 pub const MIN_HOLES: usize = 3;
+/// Largest number of holes per row.
 pub const MAX_HOLES: usize = 9;
 /// Largest number of starting seeds per pit: keeps every count (at most
 /// `2 * 9 * 1000 = 18000` seeds on the board) inside a `u16`.
@@ -157,6 +158,7 @@ impl DakonState {
         }
     }
 
+    /// Pits per row.
     pub fn holes(&self) -> usize {
         self.holes as usize
     }
@@ -171,10 +173,12 @@ impl DakonState {
         self.board[store_of(self.holes(), seat)]
     }
 
+    /// The seat to move (after a natural end: see the module's notes).
     pub fn turn(&self) -> Seat {
         self.turn as Seat
     }
 
+    /// Moves made so far.
     pub fn ply(&self) -> u32 {
         self.ply
     }

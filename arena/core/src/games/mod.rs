@@ -156,11 +156,49 @@ impl std::error::Error for IllegalMove {}
 
 /// One game's rules, in the OpenSpiel split: the value implementing `Game`
 /// holds the immutable parameters; `State` is a position.
+///
+/// States and moves are plain values with a notation (`Display`, parsed
+/// back by [`Game::parse_state`] and [`Game::parse_move`]); the referee, the
+/// bots and the tests work with any game through this trait alone.
+///
+/// ```
+/// use arena_core::games::{dakon::Dakon, Game};
+///
+/// let game = Dakon::from_params(&[("holes".into(), "5".into())])?;
+/// let mut state = game.initial_state();
+/// let mut legal = Vec::new();
+/// game.legal_moves(&state, &mut legal);
+/// assert_eq!(legal.len(), 5, "seat 0 may sow any of its five pits");
+///
+/// // Moves and states travel as text and read back as the same values.
+/// let mv = game.parse_move(&legal[0].to_string())?;
+/// game.play(&mut state, &mv)?;
+/// assert_eq!(game.parse_state(&state.to_string())?, state);
+/// assert!(game.outcome(&state).is_none());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// Untrusted moves go through [`Game::play`], which refuses an illegal one
+/// and leaves the state as it was:
+///
+/// ```
+/// use arena_core::games::{latrunculi::Latrunculi, Game};
+///
+/// let game = Latrunculi::from_params(&[])?;
+/// let mut state = game.initial_state();
+/// let before = state.clone();
+/// let mv = game.parse_move("a1-a3")?; // well-formed; no piece there yet
+/// assert!(game.play(&mut state, &mv).is_err());
+/// assert_eq!(state, before);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub trait Game: Clone + Debug + Send + Sync + 'static {
     /// The name on the wire and on the command line.
     const NAME: &'static str;
 
+    /// A position; `Display` writes its notation.
     type State: Clone + Debug + PartialEq + Display + Send + Sync;
+    /// A move; `Display` writes its notation.
     type Move: Clone + Debug + PartialEq + Display + Send + Sync;
     /// What applying one move did (laps, captures, traps...), for game
     /// records and tests. Cheap to build: it sits on the hot path.
@@ -173,6 +211,7 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
     /// Every parameter with its value, defaults included, in canonical order.
     fn params(&self) -> Params;
 
+    /// The position a game starts from.
     fn initial_state(&self) -> Self::State;
 
     /// Parses state notation and checks it fits these parameters.
@@ -210,20 +249,27 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
 
 /// A game chosen at run time: what the referee and the tools see.
 pub trait AnyGame: Debug + Send + Sync {
+    /// [`Game::NAME`].
     fn name(&self) -> &'static str;
+    /// [`Game::params`].
     fn params(&self) -> Params;
+    /// [`Game::initial_state`].
     fn initial_state(&self) -> Box<dyn AnyState>;
+    /// [`Game::parse_state`].
     fn parse_state(&self, text: &str) -> Result<Box<dyn AnyState>, ParseError>;
 }
 
 /// A position of a game chosen at run time. Moves travel as text, as on the wire.
 pub trait AnyState: Debug + Display + Send + Sync {
+    /// [`Game::to_move`].
     fn to_move(&self) -> Seat;
     /// Every legal move in notation, in the game's fixed order.
     fn legal_moves(&self) -> Vec<String>;
     /// Parses and applies one move; on error the state is unchanged.
     fn play(&mut self, mv: &str) -> Result<serde_json::Value, PlayError>;
+    /// [`Game::outcome`].
     fn outcome(&self) -> Option<Outcome>;
+    /// A copy behind a new box (what `Clone` for `Box<dyn AnyState>` uses).
     fn clone_box(&self) -> Box<dyn AnyState>;
 }
 
@@ -400,6 +446,7 @@ impl<'a> ParamReader<'a> {
         }
     }
 
+    /// The error for `key`'s `value`, saying what would be `expected`.
     pub fn invalid(&self, key: &str, value: &str, expected: String) -> ParamError {
         ParamError::Invalid {
             game: self.game,
