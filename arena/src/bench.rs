@@ -26,9 +26,9 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::bot::{BotSpec, Limits};
 use crate::config::{FormatKind, Normalized, NormalizedBot};
 use crate::lanes::Lanes;
+use crate::process::{BotSpec, Limits};
 use crate::referee::{run_game, GameSetup, Player, TimeControl};
 use crate::tournament::{self, ProgressMode, RefereePlayer, RunOptions};
 use arena_core::games::{self, AnyGame, Game, Outcome, ParamError, Params, ParseError, Seat};
@@ -198,7 +198,7 @@ impl InstantBot {
     /// The bot unsandboxed: these figures are the referee's own cost.
     fn spec(&self, name: &str) -> Arc<BotSpec> {
         let mut spec = BotSpec::new(name, self.command.clone());
-        spec.sandbox = crate::bot::Sandbox::None;
+        spec.sandbox = crate::process::Sandbox::None;
         Arc::new(spec)
     }
 }
@@ -994,7 +994,7 @@ pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, String
             .map(|n| {
                 let mut spec = (*opts.bot.spec(n)).clone();
                 if v.sandboxed {
-                    spec.sandbox = crate::bot::Sandbox::Bwrap;
+                    spec.sandbox = crate::process::Sandbox::Bwrap;
                 }
                 Arc::new(spec)
             })

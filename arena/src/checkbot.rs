@@ -1,7 +1,7 @@
 //! `arena check-bot`: runs one bot through what a tournament will ask of it
 //! and says in plain words what is wrong.
 //!
-//! The bot is driven through the referee's own [`crate::bot`] module (spawn,
+//! The bot is driven through the referee's own [`crate::process`] module (spawn,
 //! handshake, reads with deadlines, output budgets, kill escalation), so a
 //! bot that passes here behaves as the referee expects. The checker plays the
 //! other seat itself (seeded random legal moves) and writes the same traffic
@@ -26,7 +26,7 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use tokio::time::Instant;
 
-use crate::bot::{Bot, BotFailure, BotSpec, Limits};
+use crate::process::{Bot, BotFailure, BotSpec, Limits};
 use arena_core::games::{self, AnyGame, AnyState, Seat, Start};
 use arena_core::protocol::{self, FromBot, Go, ToBot, Verdict};
 use arena_core::record::Reason;
@@ -58,7 +58,7 @@ pub struct CheckBotArgs {
     /// How the bot is confined, as in a tournament: auto (bubblewrap where
     /// it works), bwrap or none.
     #[arg(long, value_name = "KIND", default_value = "auto")]
-    pub sandbox: crate::bot::Sandbox,
+    pub sandbox: crate::process::Sandbox,
     /// The bot's command and arguments (after `--`; run as an argv list, no shell).
     #[arg(required = true, trailing_var_arg = true, value_name = "COMMAND")]
     pub command: Vec<String>,
@@ -238,7 +238,7 @@ pub fn main(args: CheckBotArgs) -> ExitCode {
         args.seed
     );
     match spec.sandbox {
-        crate::bot::Sandbox::Bwrap => {
+        crate::process::Sandbox::Bwrap => {
             let dir = std::env::current_dir().unwrap_or_default();
             println!(
                 "INFO sandbox: bwrap, as in a tournament: {}",

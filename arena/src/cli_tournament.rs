@@ -7,8 +7,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::bot::{BotSpec, Limits};
 use crate::config::{self, Config};
+use crate::process::{BotSpec, Limits};
 use crate::rating::RatingOptions;
 use crate::schedule::Shard;
 use crate::tournament::{self, ProgressMode, RefereePlayer, RunOptions, TournamentError};

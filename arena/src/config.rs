@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::bot::{LimitSettings, Sandbox};
+use crate::process::{LimitSettings, Sandbox};
 use arena_core::games;
 
 /// The largest config file arena reads.

@@ -5,7 +5,6 @@
 //! game records -> ratings -> reports.
 
 pub mod bench;
-pub mod bot;
 pub mod checkbot;
 pub mod cli_tournament;
 pub mod config;

@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
-use arena::bot::{self, BotSpec, Limits};
 use arena::display::escape;
 use arena::matchplay::{self, MatchConfig, MatchError, MatchRun, Tally};
+use arena::process::{self, BotSpec, Limits};
 use arena::rating::{self, RatingOptions};
 use arena::referee::TimeControl;
 use arena::report::ratings as ratings_report;
@@ -136,12 +136,12 @@ struct MatchArgs {
     startup_ms: u64,
     /// Operating-system limits applied to both bots (none by default).
     #[command(flatten)]
-    bot_limits: bot::LimitSettings,
+    bot_limits: process::LimitSettings,
     /// How both bots are confined: auto (bubblewrap where it works, else
     /// none with a warning), bwrap (an error if it cannot be set up), or
     /// none (for bots you trust).
     #[arg(long, value_name = "KIND", default_value = "auto")]
-    sandbox: bot::Sandbox,
+    sandbox: process::Sandbox,
     /// Let the bot not on move keep running (think on its opponent's time);
     /// by default it is frozen until its next `go`.
     #[arg(long)]

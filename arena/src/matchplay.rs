@@ -10,8 +10,8 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use crate::bot::{BotSpec, Limits};
 use crate::config::{self, FormatKind, Normalized, NormalizedBot};
+use crate::process::{BotSpec, Limits};
 use crate::rating::{Sprt, SprtParams, SprtStatus};
 use crate::referee::{self, GameSetup, TimeControl};
 use crate::schedule::{self, GameJob};

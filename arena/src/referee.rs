@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::bot::{Bot, BotFailure, BotSpec, Limits, StartError};
+use crate::process::{Bot, BotFailure, BotSpec, Limits, StartError};
 use arena_core::games::{AnyGame, AnyState, Seat};
 use arena_core::protocol::{self, FromBot, Go, ToBot, Verdict};
 use arena_core::record::{GameRecord, GameResult, MoveRecord, Reason, SeatRecord};
@@ -811,7 +811,7 @@ mod tests {
             );
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
-        assert!(!crate::bot::is_live(pid));
+        assert!(!crate::process::bot::is_live(pid));
     }
 
     #[tokio::test]

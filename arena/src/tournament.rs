@@ -707,14 +707,14 @@ impl Progress {
 pub struct RefereePlayer {
     pub game: Arc<dyn arena_core::games::AnyGame>,
     /// In config order (a job's `seats` index this).
-    pub bots: Vec<Arc<crate::bot::BotSpec>>,
+    pub bots: Vec<Arc<crate::process::BotSpec>>,
     /// The bots' commands as written in the config, for the records (the
     /// specs may hold resolved paths).
     pub commands: Vec<Vec<String>>,
     /// Per bot, in config order: whether its process is kept across games.
     pub keep: Vec<bool>,
     pub time: crate::referee::TimeControl,
-    pub limits: crate::bot::Limits,
+    pub limits: crate::process::Limits,
     pub opening_plies: u32,
     /// The run directory: bots' stderr logs go to `logs/` in it, and records
     /// name them relative to it.

@@ -9,7 +9,7 @@
 //! mode). Each property prints how many inputs it tried (`--nocapture`),
 //! counting every text it fed to a parser.
 
-use arena::bot::LineReader;
+use arena::process::line_reader::LineReader;
 use arena_core::games::{self, AnyState};
 use arena_core::protocol::{self, FromBot};
 use proptest::prelude::*;

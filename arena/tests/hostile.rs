@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use arena::bot::{Bot, BotSpec, Limits, ResourceLimits, Sandbox};
 use arena::matchplay::{self, MatchConfig};
+use arena::process::{Bot, BotSpec, Limits, ResourceLimits, Sandbox};
 use arena::referee::TimeControl;
 use arena_core::games;
 use arena_core::record::{GameRecord, Reason};
@@ -313,7 +313,7 @@ async fn resource_limits_are_applied_before_exec() {
     if nix::unistd::geteuid().is_root() {
         let uid: u32 = text.rsplit("uid=").next().unwrap().parse().unwrap();
         assert!(
-            arena::bot::BOT_UIDS.contains(&uid),
+            arena::process::BOT_UIDS.contains(&uid),
             "root drops to a bot uid: {text}"
         );
     }

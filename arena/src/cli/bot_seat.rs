@@ -5,8 +5,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use arena::bot::{Bot, BotSpec, Limits};
 use arena::play::{MoveSource, PlayEnd};
+use arena::process::{Bot, BotSpec, Limits};
 use arena_core::games::{AnyGame, Seat};
 use arena_core::protocol::{FromBot, Go, ToBot, Verdict};
 use arena_core::record::Reason;

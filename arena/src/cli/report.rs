@@ -175,7 +175,7 @@ fn play_game(args: &PlayArgs) -> Result<(), String> {
     let end = match &args.bot {
         None => arena::play::play_humans(game.as_ref(), ["human", "human"], &mut input, &mut out),
         Some(text) => {
-            let spec = arena::bot::BotSpec::parse(text)?;
+            let spec = arena::process::BotSpec::parse(text)?;
             arena::display::check_name(&spec.name)
                 .map_err(|why| format!("--bot: bot name {why}"))?;
             let name = spec.name.clone();

@@ -1,5 +1,13 @@
-//! How bot processes are started and contained, whatever they do:
+//! Bot processes: how they are started, talked to and contained, whatever
+//! they do:
 //!
+//! - [`spec`]: how to start a bot ([`BotSpec`]);
+//! - [`limits`]: what it may use ([`LimitSettings`], [`ResourceLimits`],
+//!   [`Limits`]);
+//! - [`bot`]: a running bot ([`Bot`]): spawn, handshake, reads with
+//!   deadlines, freezing, kill escalation; what it did wrong ([`BotFailure`]);
+//! - [`line_reader`]: its stdout, line by line, bounded;
+//! - [`log_sink`]: its stderr, into a capped log file;
 //! - [`sandbox`]: bubblewrap, private directories, what a bot may see;
 //! - [`cgroup`]: a cgroup per bot where arena may make them;
 //! - [`members`]: a bot's processes as one thing to freeze, kill, measure;
@@ -8,12 +16,22 @@
 //! - [`keeper`]: nothing outlives its game or the referee (keeper process,
 //!   subreaper, orphan sweeps).
 
+pub mod bot;
 pub mod cgroup;
 pub mod keeper;
+pub mod limits;
+pub mod line_reader;
+pub mod log_sink;
 pub mod members;
 pub mod sandbox;
 pub mod spawn;
+pub mod spec;
 pub mod watchdog;
+
+pub use bot::{Bot, BotFailure, StartError};
+pub use limits::{LimitSettings, Limits, ResourceLimits};
+pub use sandbox::Sandbox;
+pub use spec::BotSpec;
 
 /// `PATH` for bots when the referee has none.
 pub const SAFE_PATH: &str = "/usr/local/bin:/usr/bin:/bin";

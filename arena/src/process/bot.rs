@@ -1,8 +1,7 @@
-//! Bot processes: spawning (argv only, a session of its own, piped stdin and
+//! A running bot: spawning (argv only, a session of its own, piped stdin and
 //! stdout, stderr drained into a capped log file, under the sandbox and
-//! containment of [`crate::process`]), a capped line reader, the
-//! `arena 1`/`ready` handshake, deadline-aware reads, freezing, and kill
-//! escalation.
+//! containment of this module's siblings), the `arena 1`/`ready` handshake,
+//! deadline-aware reads, freezing, and kill escalation.
 //!
 //! Everything a bot does wrong comes back as a [`BotFailure`] (a game result
 //! for the referee), never as a panic. Only a command that cannot be started
@@ -12,243 +11,31 @@
 //! period, then SIGTERMs and finally SIGKILLs the whole process group and
 //! reaps the leader; dropping a `Bot` without shutting it down SIGKILLs the
 //! group at once. [`kill_all_live`] kills every bot group still alive (the
-//! CLI calls it on SIGINT/SIGTERM).
+//! keeper calls it when arena is stopped).
 
-use std::io::{self, Write as _};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::unix::pipe;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
+use super::cgroup::Cgroup;
+use super::limits::{apply_prlimits, apply_rlimits, Limits};
+use super::line_reader::{LineReadError, LineReader};
+use super::log_sink::{remove_log, spawn_drain, LogSink};
+use super::members::Members;
+use super::sandbox::{self, Plan, PrivateDir, Sandbox};
+use super::spec::BotSpec;
+use super::watchdog::{self, Watch};
 use crate::process;
-use crate::process::cgroup::Cgroup;
-use crate::process::members::Members;
-use crate::process::sandbox::{self, Plan, PrivateDir};
-use crate::process::watchdog::{self, Watch};
 use arena_core::protocol::{self, FromBot, LineError, ToBot, MAX_LINE};
 use arena_core::record::Reason;
-
-/// How to start a bot: an argv list (never a shell line), with an optional
-/// working directory and extra environment variables.
-///
-/// The bot does not inherit the referee's environment: it gets `PATH` (the
-/// referee's, to find interpreters), `HOME` and `TMPDIR` (its private
-/// directory), `LANG=C.UTF-8`, and `env` — nothing else, so no secret of the
-/// referee's environment reaches it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BotSpec {
-    pub name: String,
-    pub command: Vec<String>,
-    pub cwd: Option<PathBuf>,
-    pub env: Vec<(String, String)>,
-    /// Operating-system limits, set in the child before `exec`.
-    pub resources: ResourceLimits,
-    pub sandbox: Sandbox,
-}
-
-/// Per-bot limits: resident memory (watched by [`crate::process::watchdog`])
-/// and operating-system limits (`setrlimit` in the child before `exec`;
-/// they bind the bot and every process it starts). `None`: unlimited (the
-/// referee's own limit is inherited).
-///
-/// `RLIMIT_NPROC` counts the processes of a user and root ignores it, so
-/// when `processes` is set and the referee runs as root, the bot runs as an
-/// unprivileged user of its own: a uid (and gid) from a range no account
-/// uses ([`BOT_UIDS`]), a fresh one for every bot process, with no
-/// supplementary groups (a sandboxed bot always does, when arena is root).
-/// Its count is then its own, not shared with other bots. The bot's command
-/// must be readable and executable by others.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ResourceLimits {
-    /// Resident memory of all the bot's processes together, bytes: over it
-    /// the bot is killed (and loses with `crash`, `memory limit (N MB)`).
-    pub memory_bytes: Option<u64>,
-    /// Address space of each process (`RLIMIT_AS`), bytes: allocations
-    /// beyond fail.
-    pub address_space_bytes: Option<u64>,
-    /// CPU time (`RLIMIT_CPU`), seconds: SIGXCPU, then SIGKILL a second later.
-    pub cpu_seconds: Option<u64>,
-    /// Processes of the bot's user (`RLIMIT_NPROC`): `fork` fails beyond.
-    pub processes: Option<u64>,
-    /// Open file descriptors (`RLIMIT_NOFILE`).
-    pub open_files: Option<u64>,
-    /// Largest file the bot may write (`RLIMIT_FSIZE`), bytes.
-    pub file_size_bytes: Option<u64>,
-    /// Bytes of stderr kept in the game's log (overrides [`Limits::log_cap`]).
-    pub stderr_bytes: Option<u64>,
-}
-
-impl ResourceLimits {
-    /// Whether any limit must be set with `setrlimit`.
-    fn any_rlimit(&self) -> bool {
-        [
-            self.address_space_bytes,
-            self.cpu_seconds,
-            self.processes,
-            self.open_files,
-            self.file_size_bytes,
-        ]
-        .iter()
-        .any(Option::is_some)
-    }
-}
-
-/// [`ResourceLimits`] in the units people write: the `[bots.limits]` keys
-/// of a tournament config and the `arena match` options of the same names.
-/// Zero is refused (it would make the bot unusable; leave a key out for no
-/// limit).
-#[derive(
-    Clone, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize, clap::Args,
-)]
-#[serde(deny_unknown_fields)]
-pub struct LimitSettings {
-    /// Resident memory of all the bot's processes together, in MB: over it
-    /// the bot is killed and loses (`crash`, `memory limit`).
-    #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
-    pub memory_mb: Option<u64>,
-    /// Address space of each bot process, in MB (RLIMIT_AS; a JVM needs
-    /// gigabytes of it, prefer --memory-mb).
-    #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
-    pub address_space_mb: Option<u64>,
-    /// CPU time of each bot process, in seconds (RLIMIT_CPU).
-    #[arg(long, value_name = "S", value_parser = clap::value_parser!(u64).range(1..))]
-    pub cpu_seconds: Option<u64>,
-    /// Processes (and threads) a bot may have at once (RLIMIT_NPROC; as
-    /// root, bots then run under a uid of their own).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
-    pub processes: Option<u64>,
-    /// Open files per bot process (RLIMIT_NOFILE).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
-    pub open_files: Option<u64>,
-    /// Largest file a bot may write, in MB (RLIMIT_FSIZE).
-    #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
-    pub file_size_mb: Option<u64>,
-    /// Stderr kept per bot per game, in kB (the rest is discarded).
-    #[arg(long, value_name = "KB", value_parser = clap::value_parser!(u64).range(1..))]
-    pub stderr_kb: Option<u64>,
-}
-
-impl LimitSettings {
-    /// The limits in bytes and seconds; an error names a zero key.
-    pub fn resources(&self) -> Result<ResourceLimits, String> {
-        let keys = [
-            ("memory_mb", self.memory_mb),
-            ("address_space_mb", self.address_space_mb),
-            ("cpu_seconds", self.cpu_seconds),
-            ("processes", self.processes),
-            ("open_files", self.open_files),
-            ("file_size_mb", self.file_size_mb),
-            ("stderr_kb", self.stderr_kb),
-        ];
-        if let Some((key, _)) = keys.iter().find(|(_, v)| *v == Some(0)) {
-            return Err(format!(
-                "{key} must be at least 1 (leave it out for no limit)"
-            ));
-        }
-        let mb = |v: Option<u64>| v.map(|v| v.saturating_mul(1 << 20));
-        Ok(ResourceLimits {
-            memory_bytes: mb(self.memory_mb),
-            address_space_bytes: mb(self.address_space_mb),
-            cpu_seconds: self.cpu_seconds,
-            processes: self.processes,
-            open_files: self.open_files,
-            file_size_bytes: mb(self.file_size_mb),
-            stderr_bytes: self.stderr_kb.map(|v| v.saturating_mul(1 << 10)),
-        })
-    }
-}
-
-pub use crate::process::sandbox::Sandbox;
-pub use crate::process::{next_bot_uid, BOT_UIDS};
-
-impl BotSpec {
-    pub fn new(name: impl Into<String>, command: Vec<String>) -> Self {
-        BotSpec {
-            name: name.into(),
-            command,
-            cwd: None,
-            env: Vec::new(),
-            resources: ResourceLimits::default(),
-            sandbox: Sandbox::default(),
-        }
-    }
-
-    /// Parses the command line form `NAME=COMMAND ARGS...`. Arguments are
-    /// split on whitespace; single or double quotes group words (no other
-    /// shell syntax: no variables, globs or pipes).
-    pub fn parse(text: &str) -> Result<BotSpec, String> {
-        let Some((name, command)) = text.split_once('=') else {
-            return Err(format!("bot `{text}`: expected NAME=COMMAND [ARGS...]"));
-        };
-        let name = name.trim();
-        if name.is_empty() || name.contains(char::is_whitespace) {
-            return Err(format!(
-                "bot `{text}`: the name before `=` must be one non-empty word"
-            ));
-        }
-        let command = split_words(command).map_err(|e| format!("bot `{text}`: {e}"))?;
-        if command.is_empty() {
-            return Err(format!("bot `{text}`: no command after `{name}=`"));
-        }
-        Ok(BotSpec::new(name, command))
-    }
-
-    /// The command as one readable line (for messages only).
-    pub fn command_line(&self) -> String {
-        self.command
-            .iter()
-            .map(|w| {
-                if w.is_empty() || w.contains(|c: char| c.is_whitespace() || c == '\'') {
-                    format!("{w:?}")
-                } else {
-                    w.clone()
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
-}
-
-/// Splits `text` into words on whitespace, with '...' and "..." quoting.
-fn split_words(text: &str) -> Result<Vec<String>, String> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut in_word = false;
-    let mut quote: Option<char> = None;
-    for c in text.chars() {
-        match quote {
-            Some(q) if c == q => quote = None,
-            Some(_) => word.push(c),
-            None if c == '\'' || c == '"' => {
-                quote = Some(c);
-                in_word = true;
-            }
-            None if c.is_whitespace() => {
-                if in_word {
-                    words.push(std::mem::take(&mut word));
-                    in_word = false;
-                }
-            }
-            None => {
-                word.push(c);
-                in_word = true;
-            }
-        }
-    }
-    if quote.is_some() {
-        return Err("unclosed quote".into());
-    }
-    if in_word {
-        words.push(word);
-    }
-    Ok(words)
-}
 
 /// What a bot did wrong: the game's losing reason and a readable detail
 /// (including the offending text, truncated).
@@ -295,68 +82,6 @@ impl std::fmt::Display for StartError {
 
 impl std::error::Error for StartError {}
 
-/// Limits on bot processes.
-#[derive(Clone, Debug)]
-pub struct Limits {
-    /// Time to answer `arena 1` with `ready`.
-    pub startup: Duration,
-    /// Time to exit after `quit` before SIGTERM, and after SIGTERM before SIGKILL.
-    pub grace: Duration,
-    /// Longest a write to a bot may block (a bot that stops reading its input).
-    pub write_stall: Duration,
-    /// Bytes of stderr kept per log file; the rest is read and discarded.
-    pub log_cap: u64,
-    /// Paths a sandboxed bot must not see even inside a directory it sees
-    /// (the run directory, when it lies in a bot's program directory).
-    pub hide: Vec<PathBuf>,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            startup: Duration::from_secs(10),
-            grace: Duration::from_millis(200),
-            write_stall: Duration::from_secs(5),
-            log_cap: 1 << 20,
-            hide: Vec::new(),
-        }
-    }
-}
-
-/// Sets the limits of the process `pid` from outside (`prlimit`): the
-/// sandboxed child that waits for them before it starts the bot.
-fn apply_prlimits(pid: i32, res: &ResourceLimits) -> io::Result<()> {
-    use nix::libc;
-    let set = |resource: libc::__rlimit_resource_t, soft: u64, hard: u64| -> io::Result<()> {
-        let lim = libc::rlimit64 {
-            rlim_cur: soft,
-            rlim_max: hard,
-        };
-        // SAFETY: prlimit64 reads one rlimit64 and writes nothing (old is null).
-        let rc = unsafe { libc::prlimit64(pid, resource, &lim, std::ptr::null_mut()) };
-        if rc == 0 {
-            Ok(())
-        } else {
-            Err(io::Error::last_os_error())
-        }
-    };
-    let pairs = [
-        (libc::RLIMIT_AS, res.address_space_bytes),
-        (libc::RLIMIT_NPROC, res.processes),
-        (libc::RLIMIT_NOFILE, res.open_files),
-        (libc::RLIMIT_FSIZE, res.file_size_bytes),
-    ];
-    for (resource, v) in pairs {
-        if let Some(v) = v {
-            set(resource, v, v)?;
-        }
-    }
-    if let Some(cpu) = res.cpu_seconds {
-        set(libc::RLIMIT_CPU, cpu, cpu.saturating_add(1))?;
-    }
-    Ok(())
-}
-
 /// The pid of bubblewrap's sandboxed child, from its `--info-fd` JSON.
 async fn bwrap_child(info: std::os::fd::OwnedFd) -> io::Result<i32> {
     use tokio::io::AsyncReadExt as _;
@@ -390,26 +115,6 @@ async fn bwrap_child(info: std::os::fd::OwnedFd) -> io::Result<i32> {
         .ok_or_else(|| io::Error::other("bubblewrap did not say its child's pid"))
 }
 
-/// Sets the limits in the child (between `fork` and `exec`).
-fn apply_rlimits(res: &ResourceLimits) -> io::Result<()> {
-    use nix::sys::resource::{setrlimit, Resource};
-    let set = |r: Resource, v: Option<u64>| -> io::Result<()> {
-        match v {
-            Some(v) => setrlimit(r, v, v).map_err(io::Error::from),
-            None => Ok(()),
-        }
-    };
-    set(Resource::RLIMIT_AS, res.address_space_bytes)?;
-    // The soft limit sends SIGXCPU; the hard one, a second later, SIGKILL.
-    if let Some(cpu) = res.cpu_seconds {
-        setrlimit(Resource::RLIMIT_CPU, cpu, cpu.saturating_add(1)).map_err(io::Error::from)?;
-    }
-    set(Resource::RLIMIT_NPROC, res.processes)?;
-    set(Resource::RLIMIT_NOFILE, res.open_files)?;
-    set(Resource::RLIMIT_FSIZE, res.file_size_bytes)?;
-    Ok(())
-}
-
 // ---------------------------------------------------------------------------
 // Live process groups, for emergency cleanup.
 
@@ -440,220 +145,6 @@ pub fn is_live(pgid: i32) -> bool {
     LIVE.lock()
         .unwrap_or_else(|e| e.into_inner())
         .contains(&pgid)
-}
-
-// ---------------------------------------------------------------------------
-// Line reader.
-
-/// Why no line could be read.
-#[derive(Debug)]
-pub enum ReadError {
-    /// End of output; `partial` holds bytes of an unfinished last line.
-    Eof {
-        partial: usize,
-    },
-    /// More than [`MAX_LINE`] bytes without a newline (the start of it).
-    TooLong(String),
-    /// More bytes than allowed (see [`LineReader::flood_at`]).
-    Flood,
-    Io(io::Error),
-}
-
-/// Reads `\n`-terminated lines with a fixed buffer: never holds more than
-/// about two maximal lines, so a bot flooding without newlines cannot make
-/// the referee buffer without bound. Cancel-safe: a cancelled
-/// [`LineReader::next_line`] loses nothing.
-pub struct LineReader<R> {
-    inner: R,
-    buf: Box<[u8]>,
-    start: usize,
-    end: usize,
-    /// Bytes in `buf[start..scanned]` hold no newline.
-    scanned: usize,
-    /// Every byte returned or consumed so far (lines with their newlines).
-    pub consumed: u64,
-    /// Returning a line that takes `consumed` past this is a [`ReadError::Flood`].
-    pub flood_at: u64,
-}
-
-const READ_BUF: usize = 2 * (MAX_LINE + 2);
-
-impl<R: AsyncRead + Unpin> LineReader<R> {
-    pub fn new(inner: R) -> Self {
-        LineReader {
-            inner,
-            buf: vec![0; READ_BUF].into_boxed_slice(),
-            start: 0,
-            end: 0,
-            scanned: 0,
-            consumed: 0,
-            flood_at: u64::MAX,
-        }
-    }
-
-    /// A complete line already in the buffer, without its `\n`.
-    fn buffered_line(&mut self) -> Option<Result<(usize, usize), ReadError>> {
-        let from = self.scanned.max(self.start);
-        match memchr(b'\n', &self.buf[from..self.end]) {
-            Some(i) => {
-                let (s, e) = (self.start, from + i);
-                if self.consumed + (e + 1 - s) as u64 > self.flood_at {
-                    return Some(Err(ReadError::Flood));
-                }
-                self.start = e + 1;
-                self.scanned = self.start;
-                self.consumed += (e + 1 - s) as u64;
-                Some(Ok((s, e)))
-            }
-            None => {
-                self.scanned = self.end;
-                if self.end - self.start > MAX_LINE + 1 {
-                    let shown = protocol::show_bytes(&self.buf[self.start..self.end]);
-                    Some(Err(ReadError::TooLong(shown)))
-                } else {
-                    None
-                }
-            }
-        }
-    }
-
-    /// The next line, without its `\n` (a `\r` is left for the parser).
-    pub async fn next_line(&mut self) -> Result<&[u8], ReadError> {
-        loop {
-            match self.buffered_line() {
-                Some(Ok((s, e))) => return Ok(&self.buf[s..e]),
-                Some(Err(err)) => return Err(err),
-                None => {}
-            }
-            if self.start == self.end {
-                self.start = 0;
-                self.end = 0;
-                self.scanned = 0;
-            } else if self.end == self.buf.len() || self.start > self.buf.len() / 2 {
-                self.buf.copy_within(self.start..self.end, 0);
-                self.end -= self.start;
-                self.scanned -= self.start;
-                self.start = 0;
-            }
-            let n = match self.inner.read(&mut self.buf[self.end..]).await {
-                Ok(n) => n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(ReadError::Io(e)),
-            };
-            if n == 0 {
-                return Err(ReadError::Eof {
-                    partial: self.end - self.start,
-                });
-            }
-            self.end += n;
-        }
-    }
-}
-
-fn memchr(needle: u8, haystack: &[u8]) -> Option<usize> {
-    haystack.iter().position(|&b| b == needle)
-}
-
-// ---------------------------------------------------------------------------
-// Stderr log.
-
-/// Where a bot's stderr goes: a file, capped; bytes beyond the cap (or with
-/// no file) are read and dropped so the bot never blocks on stderr. The file
-/// is created at the first byte: most bots write nothing, and creating two
-/// empty files per game was a fifth of a fast tournament's CPU time.
-///
-/// A bot may have planted a link where its log will be: the file is made
-/// new (`O_EXCL`), never through a link (`O_NOFOLLOW`, in a directory
-/// opened without following links), mode 0600.
-#[derive(Debug, Default)]
-struct LogSink {
-    path: Option<PathBuf>,
-    file: Option<std::fs::File>,
-    written: u64,
-    cap: u64,
-    noted: bool,
-}
-
-/// Opens the directory of `path` (made if missing, mode 0700) without
-/// following a link, and gives the file's name in it.
-fn log_dir(path: &Path) -> io::Result<(std::os::fd::OwnedFd, &std::ffi::OsStr)> {
-    use nix::fcntl::{open, OFlag};
-    use std::os::unix::fs::DirBuilderExt as _;
-    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "not a file path",
-        ));
-    };
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)?;
-    let flags = OFlag::O_DIRECTORY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC | OFlag::O_RDONLY;
-    let fd = open(dir, flags, nix::sys::stat::Mode::empty())?;
-    Ok((fd, name))
-}
-
-/// Removes the file at `path` (never what a link there points to).
-fn remove_log(path: &Path) {
-    if let Ok((dir, name)) = log_dir(path) {
-        let _ = nix::unistd::unlinkat(&dir, name, nix::unistd::UnlinkatFlags::NoRemoveDir);
-    }
-}
-
-/// Creates the log file at `path`: new, mode 0600, never through a link.
-fn create_log(path: &Path) -> io::Result<std::fs::File> {
-    use nix::fcntl::{openat, OFlag};
-    let (dir, name) = log_dir(path)?;
-    let flags =
-        OFlag::O_WRONLY | OFlag::O_CREAT | OFlag::O_EXCL | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
-    let mode = nix::sys::stat::Mode::from_bits_truncate(0o600);
-    let fd = openat(&dir, name, flags, mode)?;
-    Ok(std::fs::File::from(fd))
-}
-
-impl LogSink {
-    fn write(&mut self, data: &[u8]) {
-        if self.file.is_none() {
-            let Some(path) = &self.path else { return };
-            match create_log(path) {
-                Ok(f) => self.file = Some(f),
-                Err(_) => {
-                    self.path = None;
-                    return;
-                }
-            }
-        }
-        let file = self.file.as_mut().expect("created above");
-        let room = self.cap.saturating_sub(self.written);
-        let take = (data.len() as u64).min(room) as usize;
-        if take > 0 && file.write_all(&data[..take]).is_ok() {
-            self.written += take as u64;
-        }
-        if take < data.len() && !self.noted {
-            self.noted = true;
-            let _ = writeln!(
-                file,
-                "\n[arena: log capped at {} bytes; the rest was discarded]",
-                self.cap
-            );
-        }
-    }
-}
-
-fn spawn_drain(mut stderr: pipe::Receiver, sink: Arc<Mutex<LogSink>>) -> JoinHandle<()> {
-    tokio::spawn(async move {
-        let mut buf = vec![0u8; 16 * 1024];
-        loop {
-            match stderr.read(&mut buf).await {
-                Ok(0) | Err(_) => break,
-                Ok(n) => sink
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .write(&buf[..n]),
-            }
-        }
-    })
 }
 
 // ---------------------------------------------------------------------------
@@ -1102,16 +593,16 @@ impl Bot {
                         Ok(msg) => return Ok(msg),
                         Err(e) => line_failure(e),
                     },
-                    Err(ReadError::Eof { partial }) => self.exit_failure(partial, "closed its output").await,
-                    Err(ReadError::Flood) => BotFailure::new(
+                    Err(LineReadError::Eof { partial }) => self.exit_failure(partial, "closed its output").await,
+                    Err(LineReadError::Flood) => BotFailure::new(
                         Reason::Protocol,
                         "flooded its output (too many bytes for one decision)",
                     ),
-                    Err(ReadError::TooLong(start)) => BotFailure::new(
+                    Err(LineReadError::TooLong(start)) => BotFailure::new(
                         Reason::Protocol,
                         format!("line longer than {MAX_LINE} bytes: {start}"),
                     ),
-                    Err(ReadError::Io(e)) => BotFailure::new(
+                    Err(LineReadError::Io(e)) => BotFailure::new(
                         Reason::Crash,
                         format!("reading the bot's output failed: {e}"),
                     ),
@@ -1286,59 +777,5 @@ fn describe_status(status: std::process::ExitStatus) -> String {
                 .unwrap_or_default()
         ),
         _ => "exited".to_string(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bot_specs_parse_name_and_argv() {
-        let spec = BotSpec::parse("first=python3 bots/test/testbot.py --mode first").unwrap();
-        assert_eq!(spec.name, "first");
-        assert_eq!(
-            spec.command,
-            ["python3", "bots/test/testbot.py", "--mode", "first"]
-        );
-        let spec = BotSpec::parse("q=prog 'two words' \"x y\" a=b").unwrap();
-        assert_eq!(spec.command, ["prog", "two words", "x y", "a=b"]);
-        assert!(BotSpec::parse("nocommand").is_err());
-        assert!(BotSpec::parse("=prog").is_err());
-        assert!(BotSpec::parse("name=").is_err());
-        assert!(BotSpec::parse("name=prog 'open").is_err());
-    }
-
-    #[tokio::test]
-    async fn line_reader_splits_caps_and_reports_eof() {
-        let data: &[u8] = b"one\r\ntwo\n\nthree";
-        let mut r = LineReader::new(data);
-        assert_eq!(r.next_line().await.unwrap(), b"one\r");
-        assert_eq!(r.next_line().await.unwrap(), b"two");
-        assert_eq!(r.next_line().await.unwrap(), b"");
-        assert!(matches!(
-            r.next_line().await,
-            Err(ReadError::Eof { partial: 5 })
-        ));
-
-        let mut big = vec![b'a'; MAX_LINE];
-        big.push(b'\n');
-        big.extend(vec![b'b'; 3 * MAX_LINE]);
-        let mut r = LineReader::new(&big[..]);
-        assert_eq!(r.next_line().await.unwrap().len(), MAX_LINE);
-        assert!(matches!(r.next_line().await, Err(ReadError::TooLong(_))));
-    }
-
-    #[tokio::test]
-    async fn line_reader_handles_many_small_lines_across_refills() {
-        let mut data = Vec::new();
-        for i in 0..50_000 {
-            data.extend(format!("info {i}\n").as_bytes());
-        }
-        let mut r = LineReader::new(&data[..]);
-        for i in 0..50_000 {
-            assert_eq!(r.next_line().await.unwrap(), format!("info {i}").as_bytes());
-        }
-        assert_eq!(r.consumed, data.len() as u64);
     }
 }

@@ -1,0 +1,129 @@
+//! How to start a bot: its name, argv, working directory and environment,
+//! and the `NAME=COMMAND ARGS...` form of the command line.
+
+use std::path::PathBuf;
+
+use super::limits::ResourceLimits;
+use super::sandbox::Sandbox;
+
+/// How to start a bot: an argv list (never a shell line), with an optional
+/// working directory and extra environment variables.
+///
+/// The bot does not inherit the referee's environment: it gets `PATH` (the
+/// referee's, to find interpreters), `HOME` and `TMPDIR` (its private
+/// directory), `LANG=C.UTF-8`, and `env` — nothing else, so no secret of the
+/// referee's environment reaches it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BotSpec {
+    pub name: String,
+    pub command: Vec<String>,
+    pub cwd: Option<PathBuf>,
+    pub env: Vec<(String, String)>,
+    /// Operating-system limits, set in the child before `exec`.
+    pub resources: ResourceLimits,
+    pub sandbox: Sandbox,
+}
+
+impl BotSpec {
+    pub fn new(name: impl Into<String>, command: Vec<String>) -> Self {
+        BotSpec {
+            name: name.into(),
+            command,
+            cwd: None,
+            env: Vec::new(),
+            resources: ResourceLimits::default(),
+            sandbox: Sandbox::default(),
+        }
+    }
+
+    /// Parses the command line form `NAME=COMMAND ARGS...`. Arguments are
+    /// split on whitespace; single or double quotes group words (no other
+    /// shell syntax: no variables, globs or pipes).
+    pub fn parse(text: &str) -> Result<BotSpec, String> {
+        let Some((name, command)) = text.split_once('=') else {
+            return Err(format!("bot `{text}`: expected NAME=COMMAND [ARGS...]"));
+        };
+        let name = name.trim();
+        if name.is_empty() || name.contains(char::is_whitespace) {
+            return Err(format!(
+                "bot `{text}`: the name before `=` must be one non-empty word"
+            ));
+        }
+        let command = split_words(command).map_err(|e| format!("bot `{text}`: {e}"))?;
+        if command.is_empty() {
+            return Err(format!("bot `{text}`: no command after `{name}=`"));
+        }
+        Ok(BotSpec::new(name, command))
+    }
+
+    /// The command as one readable line (for messages only).
+    pub fn command_line(&self) -> String {
+        self.command
+            .iter()
+            .map(|w| {
+                if w.is_empty() || w.contains(|c: char| c.is_whitespace() || c == '\'') {
+                    format!("{w:?}")
+                } else {
+                    w.clone()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// Splits `text` into words on whitespace, with '...' and "..." quoting.
+fn split_words(text: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut quote: Option<char> = None;
+    for c in text.chars() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => word.push(c),
+            None if c == '\'' || c == '"' => {
+                quote = Some(c);
+                in_word = true;
+            }
+            None if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            None => {
+                word.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if quote.is_some() {
+        return Err("unclosed quote".into());
+    }
+    if in_word {
+        words.push(word);
+    }
+    Ok(words)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bot_specs_parse_name_and_argv() {
+        let spec = BotSpec::parse("first=python3 bots/test/testbot.py --mode first").unwrap();
+        assert_eq!(spec.name, "first");
+        assert_eq!(
+            spec.command,
+            ["python3", "bots/test/testbot.py", "--mode", "first"]
+        );
+        let spec = BotSpec::parse("q=prog 'two words' \"x y\" a=b").unwrap();
+        assert_eq!(spec.command, ["prog", "two words", "x y", "a=b"]);
+        assert!(BotSpec::parse("nocommand").is_err());
+        assert!(BotSpec::parse("=prog").is_err());
+        assert!(BotSpec::parse("name=").is_err());
+        assert!(BotSpec::parse("name=prog 'open").is_err());
+    }
+}
