@@ -22,14 +22,14 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde::Serialize;
 
 use crate::config::{FormatKind, Normalized, NormalizedBot};
 use crate::lanes::Lanes;
 use crate::process::{BotSpec, Limits};
-use crate::referee::{run_game, GameSetup, Player, TimeControl};
+use crate::referee::{run_game, BotSlot, GameSetup, TimeControl};
 use crate::tournament::{self, ProgressMode, RefereePlayer, RunOptions};
 use arena_core::games::{self, AnyGame, Game, Outcome, ParamError, Params, ParseError, Seat};
 
@@ -692,12 +692,10 @@ fn setup(game: Arc<dyn AnyGame>, index: u64) -> GameSetup {
         seed: index,
         opening: Vec::new(),
         time: TimeControl {
-            movetime: Some(Duration::from_secs(5)),
-            time: None,
-            inc: Duration::ZERO,
-            margin: Duration::from_millis(50),
-            ponder: false,
+            movetime_ms: Some(5000),
+            ..TimeControl::default()
         },
+        ponder: false,
         log_dir: None,
     }
 }
@@ -729,11 +727,11 @@ pub async fn per_move(
     lanes: Option<&Lanes>,
 ) -> Result<(f64, u64), String> {
     let limits = Limits::default();
-    let mut tables: Vec<[Player; 2]> = (0..concurrency)
+    let mut tables: Vec<[BotSlot; 2]> = (0..concurrency)
         .map(|t| {
             [
-                Player::new(bot.spec(&format!("a{t}"))),
-                Player::new(bot.spec(&format!("b{t}"))),
+                BotSlot::new(bot.spec(&format!("a{t}"))),
+                BotSlot::new(bot.spec(&format!("b{t}"))),
             ]
         })
         .collect();
@@ -966,12 +964,7 @@ pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, String
         seed: 1,
         random_opening_plies: 0,
         ponder,
-        time_control: crate::config::TimeControl {
-            movetime_ms: Some(1000),
-            time_ms: None,
-            inc_ms: 0,
-            margin_ms: 50,
-        },
+        time_control: TimeControl::default(),
         bots: names
             .iter()
             .map(|n| NormalizedBot {
@@ -1001,13 +994,8 @@ pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, String
             .collect(),
         commands: vec![command.clone(); bots],
         keep: vec![v.keep; bots],
-        time: TimeControl {
-            movetime: Some(Duration::from_secs(1)),
-            time: None,
-            inc: Duration::ZERO,
-            margin: Duration::from_millis(50),
-            ponder: v.ponder,
-        },
+        time: TimeControl::default(),
+        ponder: v.ponder,
         limits: Limits::default(),
         opening_plies: 0,
         run_dir,
@@ -1116,8 +1104,8 @@ async fn per_game(
     keep: bool,
 ) -> Result<f64, String> {
     let limits = Limits::default();
-    let mut a = Player::new(bot.spec("a"));
-    let mut b = Player::new(bot.spec("b"));
+    let mut a = BotSlot::new(bot.spec("a"));
+    let mut b = BotSlot::new(bot.spec("b"));
     // Kept bots are started (by a first game) before the clock runs and
     // stopped after it: the difference to fresh bots is the start and stop.
     if keep {

@@ -27,8 +27,9 @@ use rand_chacha::ChaCha8Rng;
 use tokio::time::Instant;
 
 use crate::process::{Bot, BotFailure, BotSpec, Limits};
+use crate::referee::seat::{self, Info, Misstep};
 use arena_core::games::{self, AnyGame, AnyState, Seat, Start};
-use arena_core::protocol::{self, FromBot, Go, ToBot, Verdict};
+use arena_core::protocol::{self, Go, ToBot, Verdict};
 use arena_core::record::Reason;
 
 /// Options of `arena check-bot`.
@@ -491,7 +492,6 @@ async fn play(
     sc: &Scenario,
     report: &mut Report,
 ) -> Result<Summary, String> {
-    let params = sc.game.params();
     let mut state: Box<dyn AnyState> = match &sc.start {
         Start::Moves(_) => sc.game.initial_state(),
         Start::State(text) => sc
@@ -500,22 +500,14 @@ async fn play(
             .map_err(|e| format!("checker bug: bad position: {e}"))?,
     };
     let seed: u64 = ctx.rng.random();
-    bot.queue(&ToBot::NewGame {
-        game: sc.game.name().into(),
-        seat: sc.seat,
-        seed,
-        params: params.as_slice().into(),
-    });
+    seat::new_game(bot, &*sc.game, sc.seat, seed);
     if let Start::Moves(moves) = &sc.start {
         for mv in moves {
             let seat = state.to_move();
             state
                 .play(mv)
                 .map_err(|e| format!("checker bug: opening `{mv}`: {e}"))?;
-            bot.queue(&ToBot::Played {
-                seat,
-                mv: mv.into(),
-            });
+            seat::played(bot, seat, mv);
         }
     }
     bot.flush().await.map_err(|f| failure_text(&f, None))?;
@@ -553,19 +545,13 @@ async fn play(
                     show_legal(&legal)
                 ));
             }
-            bot.queue(&ToBot::Played {
-                seat,
-                mv: mv.as_str().into(),
-            });
+            seat::played(bot, seat, &mv);
         } else {
             let mv = legal[ctx.rng.random_range(0..legal.len())].clone();
             state
                 .play(&mv)
                 .map_err(|e| format!("checker bug: own move `{mv}`: {e}"))?;
-            bot.queue(&ToBot::Played {
-                seat,
-                mv: mv.as_str().into(),
-            });
+            seat::played(bot, seat, &mv);
             let next = state.outcome().is_none().then(|| state.to_move());
             if next.is_some() && next != Some(sc.seat) {
                 bot.flush().await.map_err(|f| failure_text(&f, None))?;
@@ -577,41 +563,21 @@ async fn play(
 
     // The end: `gameover`, as the referee sends it (a cut game is
     // adjudicated as a draw).
-    let (verdict, reason, scores) = match &end {
-        Some(o) => (
-            match o.winner {
-                None => Verdict::Draw,
-                Some(w) if w == sc.seat => Verdict::Win,
-                Some(_) => Verdict::Loss,
-            },
-            if o.adjudicated.is_some() {
-                Reason::Adjudicated
-            } else {
-                Reason::Normal
-            },
-            o.scores,
-        ),
-        None => (Verdict::Draw, Reason::Adjudicated, [0, 0]),
+    let (winner, reason, scores) = match &end {
+        Some(o) => (o.winner, o.reason(), o.scores),
+        None => (None, Reason::Adjudicated, [0, 0]),
     };
-    let extra = [
-        ("scores".to_string(), format!("{},{}", scores[0], scores[1])),
-        ("plies".to_string(), plies.to_string()),
-    ];
-    bot.queue(&ToBot::GameOver {
-        verdict,
-        reason,
-        extra: extra.as_slice().into(),
-    });
+    seat::game_over(bot, sc.seat, winner, reason, scores, plies);
     bot.flush().await.map_err(|f| failure_text(&f, None))?;
     // A moment for anything the bot says after `gameover` (it should say
     // nothing), then look at it as the referee would at the next decision.
     tokio::time::sleep(Duration::from_millis(20)).await;
-    drain_between(bot).await?;
+    drain_between(bot, &mut Info::default()).await?;
 
     let ending = match &end {
         Some(o) => format!(
             "game over ({}{}, scores {}-{})",
-            verdict.as_str(),
+            Verdict::for_seat(winner, sc.seat).as_str(),
             o.adjudicated
                 .map(|a| format!(", adjudicated: {a}"))
                 .unwrap_or_default(),
@@ -635,24 +601,15 @@ async fn play(
 
 /// Reads what the bot said since its last decision, as the referee does
 /// before each `go`: `info` is fine, anything else forfeits.
-async fn drain_between(bot: &mut Bot) -> Result<usize, String> {
-    bot.set_output_budget(crate::referee::MAX_DECISION_BYTES);
-    let mut infos = 0;
-    while let Some(msg) = bot.poll_message().await {
-        match msg {
-            Ok(FromBot::Info(_)) => infos += 1,
-            Ok(FromBot::Empty) => {}
-            Ok(FromBot::Move(mv)) => {
-                return Err(format!(
-                    "unasked `move {}`: a `move` when no `go` was waiting (two moves for one `go`, or a move before `go`)",
-                    protocol::truncate(&mv, 60)
-                ))
-            }
-            Ok(FromBot::Ready(_)) => return Err("`ready` a second time".to_string()),
-            Err(f) => return Err(failure_text(&f, None)),
-        }
-    }
-    Ok(infos)
+async fn drain_between(bot: &mut Bot, info: &mut Info) -> Result<(), String> {
+    seat::between_decisions(bot, info).await.map_err(|m| match m {
+        Misstep::UnaskedMove(mv) => format!(
+            "unasked `move {}`: a `move` when no `go` was waiting (two moves for one `go`, or a move before `go`)",
+            protocol::truncate(&mv, 60)
+        ),
+        Misstep::Ready => "`ready` a second time".to_string(),
+        Misstep::NoAnswer(f) | Misstep::Failed(f) => failure_text(&f, None),
+    })
 }
 
 /// One decision: `position`, `legal`, `go`; reads up to the `move`. Returns
@@ -664,43 +621,34 @@ async fn decide(
     legal: &[String],
     report: &mut Report,
 ) -> Result<(String, usize), String> {
-    let mut infos = drain_between(bot).await?;
-    bot.queue(&ToBot::Position(state_text.into()));
-    bot.queue(&ToBot::Legal(legal.into()));
-    bot.queue(&ToBot::Go(Go {
+    let mut info = Info::default();
+    drain_between(bot, &mut info).await?;
+    let go = Go {
         time: None,
         opptime: None,
         inc: 0,
         movetime: Some(ctx.movetime.as_millis() as u64),
-    }));
-    bot.flush()
-        .await
-        .map_err(|f| failure_text(&f, Some(state_text)))?;
-    let go_at = Instant::now();
-    let limit = ctx.movetime + ctx.margin;
-    // Wait past the deadline to tell a slow answer from no answer.
-    let wait_until = go_at + limit + LATE_WAIT;
-    let mv = loop {
-        match bot.read_message(Some(wait_until)).await {
-            Ok(FromBot::Move(mv)) => break mv,
-            Ok(FromBot::Info(_)) => infos += 1,
-            Ok(FromBot::Empty) => {}
-            Ok(FromBot::Ready(_)) => return Err("`ready` a second time".to_string()),
-            Err(f) if f.reason == Reason::Timeout => {
-                return Err(format!(
-                    "no `move` within {} of `go` (limit {} ms + {} ms margin): the bot hangs, or does not flush stdout after `move`; in position `{state_text}`",
-                    show_duration(limit + LATE_WAIT),
-                    ctx.movetime.as_millis(),
-                    ctx.margin.as_millis()
-                ))
-            }
-            Err(f) => return Err(failure_text(&f, Some(state_text))),
-        }
     };
-    let used = go_at.elapsed();
-    bot.set_output_budget(u64::MAX);
-    let used_ms = used.as_secs_f64() * 1e3;
-    if used > limit {
+    let limit = ctx.movetime + ctx.margin;
+    // Wait past the deadline to tell a slow answer from no answer; the bot
+    // is never frozen here.
+    let wait = limit + LATE_WAIT;
+    let decision = seat::decide(bot, state_text, legal, go, Some(wait), true, &mut info)
+        .await
+        .map_err(|m| match m {
+            Misstep::NoAnswer(_) => format!(
+                "no `move` within {} of `go` (limit {} ms + {} ms margin): the bot hangs, or does not flush stdout after `move`; in position `{state_text}`",
+                show_duration(wait),
+                ctx.movetime.as_millis(),
+                ctx.margin.as_millis()
+            ),
+            Misstep::Ready => "`ready` a second time".to_string(),
+            Misstep::UnaskedMove(mv) => format!("unasked `move {mv}`"),
+            Misstep::Failed(f) => failure_text(&f, Some(state_text)),
+        })?;
+    let mv = decision.mv;
+    let used_ms = decision.used.as_secs_f64() * 1e3;
+    if decision.used > limit {
         return Err(format!(
             "lost on time: `move {}` came {used_ms:.0} ms after `go` (limit {} ms + {} ms margin) in position `{state_text}`{}",
             protocol::truncate(&mv, 60),
@@ -710,7 +658,7 @@ async fn decide(
         ));
     }
     report.move_ms.push(used_ms);
-    Ok((mv, infos))
+    Ok((mv, info.count))
 }
 
 /// A hint when the machine is busier than its cores: then a late answer

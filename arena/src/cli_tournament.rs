@@ -5,7 +5,6 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::Duration;
 
 use crate::config::{self, Config};
 use crate::process::{BotSpec, Limits};
@@ -155,7 +154,6 @@ fn run_tournament(args: &TournamentArgs, path: &Path) -> Result<(), Failure> {
         .concurrency
         .or(config.concurrency)
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let tc = &config.time_control;
     let player = RefereePlayer {
         game: Arc::from(game),
         bots: config
@@ -182,13 +180,8 @@ fn run_tournament(args: &TournamentArgs, path: &Path) -> Result<(), Failure> {
             .collect(),
         commands: config.bots.iter().map(|b| b.command.clone()).collect(),
         keep: config.bots.iter().map(|b| b.keep).collect(),
-        time: crate::referee::TimeControl {
-            movetime: tc.movetime_ms.map(Duration::from_millis),
-            time: tc.time_ms.map(Duration::from_millis),
-            inc: Duration::from_millis(tc.inc_ms),
-            margin: Duration::from_millis(tc.margin_ms),
-            ponder: config.ponder,
-        },
+        time: config.time_control,
+        ponder: config.ponder,
         limits: Limits {
             // A sandboxed bot whose program directory holds the run
             // directory (reports/ in a checkout) must not see it.

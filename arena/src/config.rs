@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::process::{LimitSettings, Sandbox};
+use crate::referee::TimeControl;
 use arena_core::games;
 
 /// The largest config file arena reads.
@@ -106,19 +107,6 @@ struct RawBot {
     #[serde(default)]
     sandbox: Sandbox,
     keep_bots: Option<bool>,
-}
-
-/// Time per decision. At least one of `movetime_ms` and `time_ms` is set.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TimeControl {
-    /// A fixed budget for every move.
-    pub movetime_ms: Option<u64>,
-    /// A game clock per bot...
-    pub time_ms: Option<u64>,
-    /// ...plus this much added after each of its moves.
-    pub inc_ms: u64,
-    /// Grace on top of the budget before a bot is out of time (pipes, scheduling).
-    pub margin_ms: u64,
 }
 
 /// One bot, validated. `cwd` is absolute.

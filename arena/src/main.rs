@@ -284,12 +284,12 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
         games,
         seed: args.seed,
         time: TimeControl {
-            movetime: movetime.map(Duration::from_millis),
-            time: time.map(Duration::from_millis),
-            inc: Duration::from_millis(inc),
-            margin: Duration::from_millis(args.margin),
-            ponder: args.ponder,
+            movetime_ms: movetime,
+            time_ms: time,
+            inc_ms: inc,
+            margin_ms: args.margin,
         },
+        ponder: args.ponder,
         limits: Limits {
             startup: Duration::from_millis(args.startup_ms),
             hide: vec![std::path::absolute(&args.out).unwrap_or_else(|_| args.out.clone())],

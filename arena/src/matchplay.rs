@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use crate::config::{self, FormatKind, Normalized, NormalizedBot};
+use crate::config::{FormatKind, Normalized, NormalizedBot};
 use crate::process::{BotSpec, Limits};
 use crate::rating::{Sprt, SprtParams, SprtStatus};
 use crate::referee::{self, GameSetup, TimeControl};
@@ -29,6 +29,8 @@ pub struct MatchConfig {
     pub games: u64,
     pub seed: u64,
     pub time: TimeControl,
+    /// Whether the bot not on move keeps running.
+    pub ponder: bool,
     pub limits: Limits,
     pub keep_bots: bool,
     pub out: PathBuf,
@@ -130,7 +132,6 @@ impl PairTest {
 /// The match as a run config: what its manifest holds and its fingerprint
 /// covers.
 pub fn normalized(config: &MatchConfig) -> Normalized {
-    let tc = &config.time;
     Normalized {
         name: "match".into(),
         game: config.game.name().into(),
@@ -140,13 +141,8 @@ pub fn normalized(config: &MatchConfig) -> Normalized {
         games: u32::try_from(config.games).unwrap_or(u32::MAX),
         seed: config.seed,
         random_opening_plies: 0,
-        ponder: config.time.ponder,
-        time_control: config::TimeControl {
-            movetime_ms: tc.movetime.map(|d| d.as_millis() as u64),
-            time_ms: tc.time.map(|d| d.as_millis() as u64),
-            inc_ms: tc.inc.as_millis() as u64,
-            margin_ms: tc.margin.as_millis() as u64,
-        },
+        ponder: config.ponder,
+        time_control: config.time,
         bots: config
             .bots
             .iter()
@@ -173,10 +169,11 @@ struct MatchPlayer {
     game: Arc<dyn AnyGame>,
     bots: [Arc<BotSpec>; 2],
     time: TimeControl,
+    ponder: bool,
     limits: Limits,
     keep: bool,
     out: PathBuf,
-    kept: Mutex<HashMap<usize, [referee::Player; 2]>>,
+    kept: Mutex<HashMap<usize, [referee::BotSlot; 2]>>,
 }
 
 impl tournament::Player for MatchPlayer {
@@ -189,11 +186,12 @@ impl tournament::Player for MatchPlayer {
             seed: job.seed,
             opening: Vec::new(),
             time: self.time,
+            ponder: self.ponder,
             log_dir: Some(self.out.join(crate::store::LOGS)),
         };
         // Each lane runs one game at a time: its kept bots are its own.
         let kept = self.kept.lock().expect("kept bots").remove(&lane);
-        let mut pair = kept.unwrap_or_else(|| self.bots.clone().map(referee::Player::new));
+        let mut pair = kept.unwrap_or_else(|| self.bots.clone().map(referee::BotSlot::new));
         let [a, b] = &mut pair;
         let seats = if job.seats == [0, 1] { [a, b] } else { [b, a] };
         let record = referee::run_game(&setup, seats, self.keep, &self.limits).await;
@@ -245,12 +243,13 @@ pub async fn run_match_with(
     for spec in &config.bots {
         referee::check_command(spec, &config.limits)
             .await
-            .map_err(MatchError::Config)?;
+            .map_err(|e| MatchError::Config(e.to_string()))?;
     }
     let player = Arc::new(MatchPlayer {
         game: config.game.clone(),
         bots: config.bots.clone(),
         time: config.time,
+        ponder: config.ponder,
         limits: config.limits.clone(),
         keep: config.keep_bots,
         out: config.out.clone(),

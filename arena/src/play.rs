@@ -40,8 +40,9 @@ pub trait MoveSource {
         Vec::new()
     }
 
-    /// Told once the game is over (a bot may want `gameover`).
-    fn finish(&mut self, _end: &PlayEnd) {}
+    /// Told once the game is over, with every move (a bot may want
+    /// `gameover`).
+    fn finish(&mut self, _end: &PlayEnd, _history: &[(Seat, String)]) {}
 }
 
 fn wrap_moves(moves: &[String]) -> String {
@@ -196,7 +197,7 @@ pub fn play(
         )?;
     }
     for bot in bots.iter_mut().flatten() {
-        bot.finish(&end);
+        bot.finish(&end, &history);
     }
     Ok(end)
 }

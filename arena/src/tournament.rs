@@ -714,6 +714,8 @@ pub struct RefereePlayer {
     /// Per bot, in config order: whether its process is kept across games.
     pub keep: Vec<bool>,
     pub time: crate::referee::TimeControl,
+    /// Whether the bot not on move keeps running.
+    pub ponder: bool,
     pub limits: crate::process::Limits,
     pub opening_plies: u32,
     /// The run directory: bots' stderr logs go to `logs/` in it, and records
@@ -727,24 +729,24 @@ pub struct RefereePlayer {
 /// plays one game at a time, so a (lane, bot) entry is never wanted twice at
 /// once; its process lives on that lane's runtime.
 #[derive(Debug, Default)]
-pub struct KeptBots(std::sync::Mutex<BTreeMap<(usize, usize), crate::referee::Player>>);
+pub struct KeptBots(std::sync::Mutex<BTreeMap<(usize, usize), crate::referee::BotSlot>>);
 
 impl KeptBots {
-    fn take(&self, lane: usize, bot: usize) -> Option<crate::referee::Player> {
+    fn take(&self, lane: usize, bot: usize) -> Option<crate::referee::BotSlot> {
         self.0
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(&(lane, bot))
     }
 
-    fn put(&self, lane: usize, bot: usize, player: crate::referee::Player) {
+    fn put(&self, lane: usize, bot: usize, player: crate::referee::BotSlot) {
         self.0
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .insert((lane, bot), player);
     }
 
-    fn take_lane(&self, lane: usize) -> Vec<crate::referee::Player> {
+    fn take_lane(&self, lane: usize) -> Vec<crate::referee::BotSlot> {
         let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
         let keys: Vec<(usize, usize)> = map.keys().filter(|k| k.0 == lane).copied().collect();
         keys.into_iter().filter_map(|k| map.remove(&k)).collect()
@@ -762,13 +764,14 @@ impl Player for RefereePlayer {
             seed: job.seed,
             opening: schedule::random_opening(&*self.game, job.seed, self.opening_plies),
             time: self.time,
+            ponder: self.ponder,
             log_dir: Some(self.run_dir.join("logs")),
         };
         let keep = job.seats.map(|b| self.keep[b]);
         let [mut p0, mut p1] = job.seats.map(|b| {
             self.kept
                 .take(lane, b)
-                .unwrap_or_else(|| referee::Player::new(self.bots[b].clone()))
+                .unwrap_or_else(|| referee::BotSlot::new(self.bots[b].clone()))
         });
         let mut rec =
             referee::run_game(&setup, [&mut p0, &mut p1], keep[0] || keep[1], &self.limits).await;
@@ -983,7 +986,8 @@ pub fn merge(dirs: &[PathBuf], out: Option<&Path>) -> Result<MergeSummary, Tourn
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{FormatKind, NormalizedBot, TimeControl};
+    use crate::config::{FormatKind, NormalizedBot};
+    use crate::referee::TimeControl;
     use arena_core::record::{Reason, SeatRecord};
     use std::fs::{self, OpenOptions};
     use std::io::Write;

@@ -134,12 +134,12 @@ async fn one_match(name: &'static str, movetime_ms: u64, out: PathBuf) -> Vec<Ga
         games: 2,
         seed: 5,
         time: TimeControl {
-            movetime: Some(Duration::from_millis(movetime_ms)),
-            time: None,
-            inc: Duration::ZERO,
-            margin: Duration::from_millis(100),
-            ponder: false,
+            movetime_ms: Some(movetime_ms),
+            time_ms: None,
+            inc_ms: 0,
+            margin_ms: 100,
         },
+        ponder: false,
         limits: Limits {
             startup: Duration::from_secs(3),
             ..Limits::default()
@@ -330,9 +330,10 @@ async fn probe_game(spec: BotSpec, tag: &str) -> (GameRecord, String) {
             games: 1,
             seed: 1,
             time: TimeControl {
-                movetime: Some(Duration::from_millis(2000)),
+                movetime_ms: Some(2000),
                 ..TimeControl::default()
             },
+            ponder: false,
             limits: Limits::default(),
             keep_bots: false,
             sprt: None,

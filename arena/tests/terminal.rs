@@ -143,7 +143,7 @@ impl arena::play::MoveSource for ScriptedBot {
     fn take_info(&mut self) -> Vec<String> {
         vec![format!("thought {} times", self.asked)]
     }
-    fn finish(&mut self, _end: &arena::play::PlayEnd) {
+    fn finish(&mut self, _end: &arena::play::PlayEnd, _history: &[(usize, String)]) {
         self.finished = true;
     }
 }

@@ -1,22 +1,23 @@
 //! A bot process as a [`MoveSource`] for `arena play --bot`: it hears the
-//! game as in a match (`newgame`, `played`, `position`, `legal`, `go`) and
-//! its answer is checked by the play loop like any move.
+//! game as in a match (`newgame`, `played`, `position`, `legal`, `go`,
+//! through [`arena::referee::seat`]) and its answer is checked by the play
+//! loop like any move.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use arena::play::{MoveSource, PlayEnd};
 use arena::process::{Bot, BotSpec, Limits};
+use arena::referee::seat::{self, Info};
 use arena_core::games::{AnyGame, Seat};
-use arena_core::protocol::{FromBot, Go, ToBot, Verdict};
+use arena_core::protocol::Go;
 use arena_core::record::Reason;
 
 pub struct BotSeat {
     runtime: tokio::runtime::Runtime,
     bot: Option<Bot>,
     seat: Seat,
-    game: &'static str,
-    params: Vec<(String, String)>,
+    game: Arc<dyn AnyGame>,
     seed: u64,
     movetime: Duration,
     /// Moves of the history already told to the bot.
@@ -33,7 +34,7 @@ impl BotSeat {
     pub fn start(
         spec: BotSpec,
         seat: Seat,
-        game: &dyn AnyGame,
+        game: Arc<dyn AnyGame>,
         seed: u64,
         movetime: Duration,
     ) -> Result<BotSeat, String> {
@@ -49,8 +50,7 @@ impl BotSeat {
             runtime,
             bot: Some(bot),
             seat,
-            game: game.name().into(),
-            params: game.params(),
+            game,
             seed,
             movetime,
             told: 0,
@@ -71,78 +71,45 @@ impl MoveSource for BotSeat {
             return Err("the bot has stopped".into());
         };
         if !self.started {
-            bot.queue(&ToBot::NewGame {
-                game: self.game.into(),
-                seat: self.seat,
-                seed: self.seed,
-                params: self.params.as_slice().into(),
-            });
+            seat::new_game(bot, &*self.game, self.seat, self.seed);
             self.started = true;
         }
         for (seat, mv) in &history[self.told..] {
-            bot.queue(&ToBot::Played {
-                seat: *seat,
-                mv: mv.into(),
-            });
+            seat::played(bot, *seat, mv);
         }
         self.told = history.len();
-        bot.queue(&ToBot::Position(state.into()));
-        bot.queue(&ToBot::Legal(legal.into()));
-        bot.queue(&ToBot::Go(Go {
+        let go = Go {
             time: None,
             opptime: None,
             inc: 0,
             movetime: Some(self.movetime.as_millis() as u64),
-        }));
-        let info = &mut self.info;
-        let limit = self.movetime + MARGIN;
-        self.runtime.block_on(async {
-            bot.flush().await.map_err(|f| f.to_string())?;
-            let deadline = tokio::time::Instant::now() + limit;
-            loop {
-                match bot.read_message(Some(deadline)).await {
-                    Ok(FromBot::Move(mv)) => return Ok(mv),
-                    Ok(FromBot::Info(text)) => info.push(text),
-                    Ok(FromBot::Empty) => {}
-                    Ok(FromBot::Ready(_)) => return Err("unexpected `ready`".to_string()),
-                    Err(f) => return Err(f.to_string()),
-                }
-            }
-        })
+        };
+        let wait = self.movetime + MARGIN;
+        let mut info = Info::default();
+        let decision = self.runtime.block_on(async {
+            seat::between_decisions(bot, &mut info).await?;
+            seat::decide(bot, state, legal, go, Some(wait), true, &mut info).await
+        });
+        self.info.extend(info.into_lines());
+        decision.map(|d| d.mv).map_err(|m| m.failure().to_string())
     }
 
     fn take_info(&mut self) -> Vec<String> {
         std::mem::take(&mut self.info)
     }
 
-    fn finish(&mut self, end: &PlayEnd) {
+    fn finish(&mut self, end: &PlayEnd, history: &[(Seat, String)]) {
         let Some(mut bot) = self.bot.take() else {
             return;
         };
-        let (verdict, reason) = match end {
-            PlayEnd::Finished(o) => (
-                match o.winner {
-                    None => Verdict::Draw,
-                    Some(s) if s == self.seat => Verdict::Win,
-                    Some(_) => Verdict::Loss,
-                },
-                if o.adjudicated.is_some() {
-                    Reason::Adjudicated
-                } else {
-                    Reason::Normal
-                },
-            ),
-            PlayEnd::Forfeit { seat, .. } if *seat == self.seat => (Verdict::Loss, Reason::Illegal),
-            PlayEnd::Forfeit { .. } => (Verdict::Win, Reason::Illegal),
-            PlayEnd::Abandoned => (Verdict::Draw, Reason::Adjudicated),
+        let over = match end {
+            PlayEnd::Finished(o) => Some((o.winner, o.reason(), o.scores)),
+            PlayEnd::Forfeit { seat, .. } => Some((Some(1 - seat), Reason::Illegal, [0, 0])),
+            PlayEnd::Abandoned => None,
         };
         self.runtime.block_on(async {
-            if self.started && !matches!(end, PlayEnd::Abandoned) {
-                bot.queue(&ToBot::GameOver {
-                    verdict,
-                    reason,
-                    extra: Vec::new().into(),
-                });
+            if let (true, Some((winner, reason, scores))) = (self.started, over) {
+                seat::game_over(&mut bot, self.seat, winner, reason, scores, history.len());
                 let _ = bot.flush_within(Duration::from_millis(200)).await;
             }
             bot.shutdown().await;

@@ -168,7 +168,10 @@ fn play_game(args: &PlayArgs) -> Result<(), String> {
                 .into(),
         );
     }
-    let game = arena_core::games::new_game(&args.game, &args.params).map_err(|e| e.to_string())?;
+    let game: std::sync::Arc<dyn arena_core::games::AnyGame> =
+        arena_core::games::new_game(&args.game, &args.params)
+            .map_err(|e| e.to_string())?
+            .into();
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let mut out = std::io::stdout();
@@ -183,7 +186,7 @@ fn play_game(args: &PlayArgs) -> Result<(), String> {
             let mut bot = super::bot_seat::BotSeat::start(
                 spec,
                 1 - human,
-                game.as_ref(),
+                game.clone(),
                 args.seed,
                 std::time::Duration::from_millis(args.movetime),
             )?;

@@ -42,6 +42,18 @@ pub struct Outcome {
     pub adjudicated: Option<&'static str>,
 }
 
+impl Outcome {
+    /// Why the game ended, as records and `gameover` say it: `normal`, or
+    /// `adjudicated` when a safeguard ended it.
+    pub fn reason(&self) -> crate::record::Reason {
+        if self.adjudicated.is_some() {
+            crate::record::Reason::Adjudicated
+        } else {
+            crate::record::Reason::Normal
+        }
+    }
+}
+
 /// Why a parameter set was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ParamError {

@@ -7,57 +7,87 @@
 //! [`play_game`] plays on two bots that are already running; [`run_game`]
 //! also starts them (fresh for each game, or kept across games) and stops
 //! them afterwards. Both are plain async functions: a tournament can run
-//! many games at once on one runtime.
+//! many games at once on one runtime. What is said to a bot, and how its
+//! answers are read, is [`seat`]'s: check-bot and terminal play use it too.
+//!
+//! [`AnyState::play`]: arena_core::games::AnyState::play
 
-use std::collections::BTreeMap;
+mod game;
+pub mod seat;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 
 use crate::process::{Bot, BotFailure, BotSpec, Limits, StartError};
-use arena_core::games::{AnyGame, AnyState, Seat};
-use arena_core::protocol::{self, FromBot, Go, ToBot, Verdict};
-use arena_core::record::{GameRecord, GameResult, MoveRecord, Reason, SeatRecord};
+use arena_core::games::{AnyGame, Seat};
+use arena_core::record::{GameRecord, GameResult, Reason};
 
-/// The clock rules of a game. With neither `movetime` nor `time` a bot may
-/// think for ever (only sensible for trusted bots).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub use game::play_game;
+use game::{seat_record, Table};
+
+/// The clock rules of a game, in milliseconds, as configs write them and
+/// manifests keep them. With neither `movetime_ms` nor `time_ms` a bot may
+/// think for ever (only sensible for trusted bots; a config must set one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TimeControl {
-    /// Limit on each decision.
-    pub movetime: Option<Duration>,
+    /// A fixed budget for every move.
+    pub movetime_ms: Option<u64>,
+    /// A game clock per bot...
+    pub time_ms: Option<u64>,
+    /// ...plus this much added after each of its moves.
+    pub inc_ms: u64,
+    /// Grace on top of the budget before a bot is out of time (pipes, scheduling).
+    pub margin_ms: u64,
+}
+
+impl TimeControl {
+    /// The limit on each decision.
+    pub fn movetime(&self) -> Option<Duration> {
+        self.movetime_ms.map(Duration::from_millis)
+    }
+
     /// Each side's game clock at the start.
-    pub time: Option<Duration>,
+    pub fn time(&self) -> Option<Duration> {
+        self.time_ms.map(Duration::from_millis)
+    }
+
     /// Added to the mover's game clock after each of its moves.
-    pub inc: Duration,
+    pub fn inc(&self) -> Duration {
+        Duration::from_millis(self.inc_ms)
+    }
+
     /// Tolerated overrun before a bot loses on time.
-    pub margin: Duration,
-    /// Whether the bot not on move keeps running (thinking on its
-    /// opponent's time, cutechess's `ponder`). Off: it is frozen until its
-    /// next `go`, so that nothing it left running takes the CPU its
-    /// opponent's clock is paying for.
-    pub ponder: bool,
+    pub fn margin(&self) -> Duration {
+        Duration::from_millis(self.margin_ms)
+    }
 }
 
 impl Default for TimeControl {
     fn default() -> Self {
         TimeControl {
-            movetime: Some(Duration::from_secs(1)),
-            time: None,
-            inc: Duration::ZERO,
-            margin: Duration::from_millis(50),
-            ponder: false,
+            movetime_ms: Some(1000),
+            time_ms: None,
+            inc_ms: 0,
+            margin_ms: 50,
         }
     }
 }
 
-/// Most `info` lines kept per move (the rest are counted, not kept).
-pub const MAX_INFO_LINES: usize = 32;
-/// Longest `info` text kept, in characters.
-pub const MAX_INFO_CHARS: usize = 300;
-/// Most bytes a bot may write during one decision before it is a flood.
-pub const MAX_DECISION_BYTES: u64 = 4 << 20;
+/// An opening move that cannot be played (a caller's mistake).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("opening move {ply} `{mv}`: {why}")]
+pub struct IllegalOpening {
+    /// Which move, from 1.
+    pub ply: usize,
+    /// The move.
+    pub mv: String,
+    /// Why it cannot be played.
+    pub why: String,
+}
 
 /// Everything needed to play one game, apart from the bots.
 #[derive(Clone, Debug)]
@@ -73,6 +103,11 @@ pub struct GameSetup {
     /// say). They must be legal: see [`GameSetup::check_opening`].
     pub opening: Vec<String>,
     pub time: TimeControl,
+    /// Whether the bot not on move keeps running (thinking on its
+    /// opponent's time, cutechess's `ponder`). Off: it is frozen until its
+    /// next `go`, so that nothing it left running takes the CPU its
+    /// opponent's clock is paying for.
+    pub ponder: bool,
     /// Where the bots' stderr logs go (one file per bot per game); `None`
     /// discards them.
     pub log_dir: Option<PathBuf>,
@@ -80,15 +115,18 @@ pub struct GameSetup {
 
 impl GameSetup {
     /// Checks that the opening moves are legal, one after the other.
-    pub fn check_opening(&self) -> Result<(), String> {
+    pub fn check_opening(&self) -> Result<(), IllegalOpening> {
         let mut state = self.game.initial_state();
         for (i, mv) in self.opening.iter().enumerate() {
+            let illegal = |why: String| IllegalOpening {
+                ply: i + 1,
+                mv: mv.clone(),
+                why,
+            };
             if state.outcome().is_some() {
-                return Err(format!("opening move {} `{mv}`: the game is over", i + 1));
+                return Err(illegal("the game is over".into()));
             }
-            state
-                .play(mv)
-                .map_err(|e| format!("opening move {} `{mv}`: {e}", i + 1))?;
+            state.play(mv).map_err(|e| illegal(e.to_string()))?;
         }
         Ok(())
     }
@@ -111,351 +149,19 @@ impl GameSetup {
     }
 }
 
-fn ms(d: Duration) -> u64 {
-    d.as_millis() as u64
-}
-
-/// A game in progress: the record being built.
-struct Table<'a> {
-    setup: &'a GameSetup,
-    record: GameRecord,
-    started: Instant,
-}
-
-impl<'a> Table<'a> {
-    fn new(setup: &'a GameSetup, seats: [SeatRecord; 2], initial_state: String) -> Self {
-        let game = &setup.game;
-        Table {
-            setup,
-            record: GameRecord {
-                index: setup.index,
-                round: setup.round,
-                pair: setup.pair,
-                game: game.name().to_string(),
-                params: game.params().into_iter().collect::<BTreeMap<_, _>>(),
-                seed: setup.seed,
-                seats,
-                opening_plies: 0,
-                final_state: initial_state.clone(),
-                initial_state,
-                moves: Vec::new(),
-                scores: [0, 0],
-                result: GameResult::Draw,
-                reason: Reason::Normal,
-                detail: None,
-                offender: None,
-                duration_ms: 0,
-            },
-            started: Instant::now(),
-        }
-    }
-
-    fn forfeit(&mut self, offender: Seat, failure: BotFailure) {
-        self.record.result = GameResult::win_for(1 - offender);
-        self.record.reason = failure.reason;
-        self.record.offender = Some(offender);
-        self.record.detail = Some(failure.detail);
-    }
-
-    fn finish(mut self) -> GameRecord {
-        let _ = self.setup;
-        self.record.duration_ms = ms(self.started.elapsed());
-        self.record
-    }
-}
-
-/// Plays one game between two running bots (`bots[0]` takes seat 0) and
-/// returns its record. Bots that misbehave lose the game; they are then
-/// marked failed ([`Bot::failure`]) and must not be used again.
-///
-/// # Panics
-/// If an opening move is illegal (a caller bug: check with
-/// [`GameSetup::check_opening`]).
-pub async fn play_game(setup: &GameSetup, bots: [&mut Bot; 2]) -> GameRecord {
-    let [b0, b1] = bots;
-    let mut bots = [b0, b1];
-    let seats = [0, 1].map(|s| {
-        let path = setup.log_path(s, &bots[s].spec.name);
-        if bots[s].log_path() != path.as_deref() {
-            bots[s].set_log(path.as_deref());
-        }
-        seat_record(&bots[s].spec, bots[s].log_path())
-    });
-    let mut state = setup.game.initial_state();
-    let mut table = Table::new(setup, seats, state.to_string());
-    play(setup, &mut bots, &mut state, &mut table).await;
-    for bot in bots.iter_mut() {
-        bot.set_frozen(false);
-    }
-    table.record.final_state = state.to_string();
-    send_gameover(&mut bots, &table.record).await;
-    table.finish()
-}
-
-fn seat_record(spec: &BotSpec, log: Option<&Path>) -> SeatRecord {
-    SeatRecord {
-        name: spec.name.clone(),
-        command: spec.command.clone(),
-        log: log.map(|p| p.display().to_string()),
-    }
-}
-
-async fn play(
-    setup: &GameSetup,
-    bots: &mut [&mut Bot; 2],
-    state: &mut Box<dyn AnyState>,
-    table: &mut Table<'_>,
-) {
-    let game = &setup.game;
-    let params = game.params();
-    for (seat, bot) in bots.iter_mut().enumerate() {
-        bot.queue(&ToBot::NewGame {
-            game: game.name().into(),
-            seat,
-            seed: setup.seed,
-            params: params.as_slice().into(),
-        });
-    }
-    // The opening: played by the referee, told to both bots.
-    for mv in &setup.opening {
-        let seat = state.to_move();
-        let effects = match state.play(mv) {
-            Ok(effects) => effects,
-            Err(e) => panic!("illegal opening move `{mv}`: {e}"),
-        };
-        for bot in bots.iter_mut() {
-            bot.queue(&ToBot::Played {
-                seat,
-                mv: mv.into(),
-            });
-        }
-        table.record.moves.push(MoveRecord {
-            seat,
-            mv: mv.clone(),
-            ms: 0.0,
-            cpu_ms: None,
-            info: Vec::new(),
-            state: state.to_string(),
-            effects,
-        });
-        table.record.opening_plies += 1;
-    }
-    for (seat, bot) in bots.iter_mut().enumerate() {
-        if let Err(f) = bot.flush().await {
-            return table.forfeit(seat, f);
-        }
-        bot.set_frozen(!setup.time.ponder);
-    }
-
-    let tc = setup.time;
-    let mut clock = [tc.time; 2];
-    let mut state_text = state.to_string();
-    loop {
-        if let Some(outcome) = state.outcome() {
-            table.record.scores = outcome.scores;
-            table.record.result = GameResult::from_winner(outcome.winner);
-            if let Some(cause) = outcome.adjudicated {
-                table.record.reason = Reason::Adjudicated;
-                table.record.detail = Some(cause.to_string());
-            }
-            return;
-        }
-        let seat = state.to_move();
-        let legal = state.legal_moves();
-        assert!(
-            !legal.is_empty(),
-            "engine bug: no legal move in a position that is not over"
-        );
-        let bot = &mut *bots[seat];
-
-        // Anything the bot said since its last decision: info is kept for
-        // this move; a move nobody asked for is a protocol violation.
-        let mut info = Vec::new();
-        let mut dropped = 0usize;
-        // Output since the last decision counts towards this one's budget.
-        bot.set_output_budget(MAX_DECISION_BYTES);
-        while let Some(msg) = bot.poll_message().await {
-            match msg {
-                Ok(FromBot::Info(text)) => keep_info(&mut info, &mut dropped, &text),
-                Ok(FromBot::Move(mv)) => {
-                    let f = BotFailure::new(
-                        Reason::Protocol,
-                        format!(
-                            "`move {}` when no `go` was pending",
-                            protocol::truncate(&mv, protocol::SHOW)
-                        ),
-                    );
-                    bot.mark_failed(f.clone());
-                    return table.forfeit(seat, f);
-                }
-                Ok(FromBot::Ready(_)) => {
-                    let f = BotFailure::new(Reason::Protocol, "unexpected `ready`");
-                    bot.mark_failed(f.clone());
-                    return table.forfeit(seat, f);
-                }
-                Ok(FromBot::Empty) => {}
-                Err(f) => return table.forfeit(seat, f),
-            }
-        }
-
-        let limit = match (tc.movetime, clock[seat]) {
-            (Some(m), Some(c)) => Some(m.min(c)),
-            (m, c) => m.or(c),
-        };
-        bot.queue(&ToBot::Position(state_text.as_str().into()));
-        bot.queue(&ToBot::Legal(legal.as_slice().into()));
-        bot.queue(&ToBot::Go(Go {
-            time: clock[seat].map(ms),
-            opptime: clock[1 - seat].map(ms),
-            inc: ms(tc.inc),
-            movetime: tc.movetime.map(ms),
-        }));
-        bot.set_frozen(false);
-        let cpu_at_go = bot.cpu_time();
-        if let Err(f) = bot.flush().await {
-            return table.forfeit(seat, f);
-        }
-        let go_at = Instant::now();
-        let deadline = limit.map(|l| go_at + l + tc.margin);
-
-        let (mv, answered_at) = loop {
-            match bot.read_message(deadline).await {
-                Ok(FromBot::Move(mv)) => break (mv, Instant::now()),
-                Ok(FromBot::Info(text)) => keep_info(&mut info, &mut dropped, &text),
-                Ok(FromBot::Empty) => {}
-                Ok(FromBot::Ready(_)) => {
-                    let f = BotFailure::new(Reason::Protocol, "unexpected `ready`");
-                    bot.mark_failed(f.clone());
-                    return table.forfeit(seat, f);
-                }
-                Err(mut f) => {
-                    if f.reason == Reason::Timeout {
-                        f.detail = format!(
-                            "no move within {} ms (+{} ms margin)",
-                            limit.map_or(0, ms),
-                            ms(tc.margin)
-                        );
-                    }
-                    return table.forfeit(seat, f);
-                }
-            }
-        };
-        bot.set_output_budget(u64::MAX);
-        let cpu = bot
-            .cpu_time()
-            .zip(cpu_at_go)
-            .map(|(now, then)| now.saturating_sub(then));
-        bot.set_frozen(!tc.ponder);
-        let used = answered_at - go_at;
-        if let Some(limit) = limit {
-            if used > limit + tc.margin {
-                let f = BotFailure::new(
-                    Reason::Timeout,
-                    format!(
-                        "move took {:.1} ms, limit {} ms (+{} ms margin)",
-                        used.as_secs_f64() * 1e3,
-                        ms(limit),
-                        ms(tc.margin)
-                    ),
-                );
-                bot.mark_failed(f.clone());
-                return table.forfeit(seat, f);
-            }
-        }
-        if let Some(c) = clock[seat].as_mut() {
-            *c = c.saturating_sub(used) + tc.inc;
-        }
-        let effects = match state.play(&mv) {
-            Ok(effects) => effects,
-            Err(e) => {
-                let f = BotFailure::new(
-                    Reason::Illegal,
-                    protocol::truncate(&e.to_string(), protocol::SHOW),
-                );
-                bot.mark_failed(f.clone());
-                return table.forfeit(seat, f);
-            }
-        };
-        if dropped > 0 {
-            info.push(format!("[arena: {dropped} more info lines dropped]"));
-        }
-        state_text = state.to_string();
-        // Both bots hear the move. The opponent hears it at once (in the
-        // same write as its own `go` when it moves next); the mover's echo of
-        // its own move waits for its next `go` or `gameover`, which saves a
-        // write and a wake-up of a bot that learns nothing from it.
-        let next = state.outcome().is_none().then(|| state.to_move());
-        for (s, bot) in bots.iter_mut().enumerate() {
-            bot.queue(&ToBot::Played {
-                seat,
-                mv: mv.as_str().into(),
-            });
-            if s != seat && next.is_some() && next != Some(s) {
-                if let Err(f) = bot.flush().await {
-                    return table.forfeit(s, f);
-                }
-            }
-        }
-        table.record.moves.push(MoveRecord {
-            seat,
-            mv,
-            ms: round_ms(used),
-            cpu_ms: cpu.map(round_ms),
-            info,
-            state: state_text.clone(),
-            effects,
-        });
-    }
-}
-
-/// Milliseconds with three decimals (a microsecond).
-fn round_ms(d: Duration) -> f64 {
-    (d.as_secs_f64() * 1e6).round() / 1000.0
-}
-
-fn keep_info(info: &mut Vec<String>, dropped: &mut usize, text: &str) {
-    if info.len() < MAX_INFO_LINES {
-        info.push(protocol::truncate(text, MAX_INFO_CHARS));
-    } else {
-        *dropped += 1;
-    }
-}
-
-/// Tells both bots how the game ended (best effort: a bot that is gone or
-/// does not read is not waited for).
-async fn send_gameover(bots: &mut [&mut Bot; 2], record: &GameRecord) {
-    let extra = [
-        (
-            "scores".to_string(),
-            format!("{},{}", record.scores[0], record.scores[1]),
-        ),
-        ("plies".to_string(), record.moves.len().to_string()),
-    ];
-    for (seat, bot) in bots.iter_mut().enumerate() {
-        let verdict = match record.result {
-            GameResult::Draw => Verdict::Draw,
-            r if r.points(seat) > 0.5 => Verdict::Win,
-            _ => Verdict::Loss,
-        };
-        bot.queue(&ToBot::GameOver {
-            verdict,
-            reason: record.reason,
-            extra: extra.as_slice().into(),
-        });
-        let _ = bot.flush_within(Duration::from_millis(200)).await;
-    }
-}
-
-/// A bot for one seat of a match, started when needed.
+/// The bot of one seat, started when a game needs it, kept between games
+/// or stopped.
 #[derive(Debug)]
-pub struct Player {
+pub struct BotSlot {
+    /// How to start it.
     pub spec: Arc<BotSpec>,
     bot: Option<Bot>,
 }
 
-impl Player {
+impl BotSlot {
+    /// An empty slot for the bot of `spec`.
     pub fn new(spec: Arc<BotSpec>) -> Self {
-        Player { spec, bot: None }
+        BotSlot { spec, bot: None }
     }
 
     /// Stops the bot if one is running.
@@ -471,19 +177,31 @@ impl Player {
     }
 }
 
+/// A bot command that cannot be started at all.
+#[derive(Debug, thiserror::Error)]
+#[error("bot `{bot}`: cannot start command `{command}`: {source}")]
+pub struct CommandError {
+    /// The bot's name.
+    pub bot: String,
+    /// Its command line.
+    pub command: String,
+    /// What went wrong.
+    pub source: std::io::Error,
+}
+
 /// Starts the bot of `spec` just to see that its command can be run, and
 /// stops it at once. The error names the command.
-pub async fn check_command(spec: &Arc<BotSpec>, limits: &Limits) -> Result<(), String> {
+pub async fn check_command(spec: &Arc<BotSpec>, limits: &Limits) -> Result<(), CommandError> {
     match Bot::spawn(spec.clone(), limits, None).await {
         Ok(mut bot) => {
             bot.kill().await;
             Ok(())
         }
-        Err(e) => Err(format!(
-            "bot `{}`: cannot start command `{}`: {e}",
-            spec.name,
-            spec.command_line()
-        )),
+        Err(source) => Err(CommandError {
+            bot: spec.name.clone(),
+            command: spec.command_line(),
+            source,
+        }),
     }
 }
 
@@ -494,7 +212,7 @@ pub async fn check_command(spec: &Arc<BotSpec>, limits: &Limits) -> Result<(), S
 /// started loses the game (both failing: a draw).
 pub async fn run_game(
     setup: &GameSetup,
-    players: [&mut Player; 2],
+    players: [&mut BotSlot; 2],
     keep: bool,
     limits: &Limits,
 ) -> GameRecord {
@@ -508,7 +226,7 @@ pub async fn run_game(
         }
         (r0, r1) => start_failure(setup, [&*p0, &*p1], [r0.err(), r1.err()]),
     };
-    let stop = |p: &mut Player| !keep || p.bot.as_ref().is_some_and(|b| b.failure().is_some());
+    let stop = |p: &mut BotSlot| !keep || p.bot.as_ref().is_some_and(|b| b.failure().is_some());
     let (s0, s1) = (stop(p0), stop(p1));
     tokio::join!(
         async {
@@ -529,12 +247,12 @@ pub async fn run_game(
             seat.log = None;
         }
     }
-    record.duration_ms = ms(started.elapsed());
+    record.duration_ms = started.elapsed().as_millis() as u64;
     record
 }
 
 async fn ensure(
-    player: &mut Player,
+    player: &mut BotSlot,
     setup: &GameSetup,
     seat: Seat,
     limits: &Limits,
@@ -558,7 +276,7 @@ async fn ensure(
 
 fn start_failure(
     setup: &GameSetup,
-    players: [&Player; 2],
+    players: [&BotSlot; 2],
     failures: [Option<BotFailure>; 2],
 ) -> GameRecord {
     let seats = [0, 1].map(|s| {
@@ -633,12 +351,12 @@ mod tests {
             seed: 7,
             opening: Vec::new(),
             time: TimeControl {
-                movetime: Some(Duration::from_millis(movetime_ms)),
-                time: None,
-                inc: Duration::ZERO,
-                margin: Duration::from_millis(50),
-                ponder: false,
+                movetime_ms: Some(movetime_ms),
+                time_ms: None,
+                inc_ms: 0,
+                margin_ms: 50,
             },
+            ponder: false,
             log_dir: None,
         }
     }
@@ -654,7 +372,7 @@ mod tests {
     }
 
     async fn game(setup: &GameSetup, a: Arc<BotSpec>, b: Arc<BotSpec>) -> GameRecord {
-        let (mut pa, mut pb) = (Player::new(a), Player::new(b));
+        let (mut pa, mut pb) = (BotSlot::new(a), BotSlot::new(b));
         let record = run_game(setup, [&mut pa, &mut pb], false, &limits()).await;
         assert!(pa.bot().is_none() && pb.bot().is_none());
         record
@@ -777,14 +495,18 @@ mod tests {
         assert_eq!(r.result, GameResult::Seat0Wins);
         let mut bad = setup(3, 2000);
         bad.opening = vec!["a2".into(), "a2".into()];
-        assert!(bad.check_opening().unwrap_err().contains("opening move 2"));
+        assert!(bad
+            .check_opening()
+            .unwrap_err()
+            .to_string()
+            .contains("opening move 2"));
     }
 
     #[tokio::test]
     async fn kept_bots_stay_up_but_an_offender_is_restarted() {
         let s = setup(9, 2000);
-        let mut good = Player::new(testbot("good", &[]));
-        let mut bad = Player::new(testbot("bad", &["--mode", "illegal"]));
+        let mut good = BotSlot::new(testbot("good", &[]));
+        let mut bad = BotSlot::new(testbot("bad", &["--mode", "illegal"]));
         let r = run_game(&s, [&mut good, &mut bad], true, &limits()).await;
         assert_eq!(r.reason, Reason::Illegal);
         let pid = good.bot().expect("kept").pid();
@@ -849,11 +571,10 @@ mod tests {
     async fn the_game_clock_runs_down_and_gains_the_increment() {
         let mut s = setup(9, 2000);
         s.time = TimeControl {
-            movetime: None,
-            time: Some(Duration::from_millis(3000)),
-            inc: Duration::from_millis(100),
-            margin: Duration::from_millis(50),
-            ponder: false,
+            movetime_ms: None,
+            time_ms: Some(3000),
+            inc_ms: 100,
+            margin_ms: 50,
         };
         let dir = std::env::temp_dir().join(format!("arena-clock-{}", std::process::id()));
         s.log_dir = Some(dir.clone());

@@ -1,0 +1,267 @@
+//! The game itself: the record being built, the opening, the clocks, the
+//! verdict on each move, `gameover` to both bots.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use super::seat::{self, Info, Misstep};
+use super::GameSetup;
+use crate::process::{Bot, BotFailure, BotSpec};
+use arena_core::games::{AnyState, Seat};
+use arena_core::protocol::{self, Go};
+use arena_core::record::{GameRecord, GameResult, MoveRecord, Reason, SeatRecord};
+
+fn ms(d: Duration) -> u64 {
+    d.as_millis() as u64
+}
+
+/// A game in progress: the record being built.
+pub(super) struct Table {
+    pub(super) record: GameRecord,
+    started: Instant,
+}
+
+impl Table {
+    pub(super) fn new(setup: &GameSetup, seats: [SeatRecord; 2], initial_state: String) -> Self {
+        let game = &setup.game;
+        Table {
+            record: GameRecord {
+                index: setup.index,
+                round: setup.round,
+                pair: setup.pair,
+                game: game.name().to_string(),
+                params: game.params().into_iter().collect::<BTreeMap<_, _>>(),
+                seed: setup.seed,
+                seats,
+                opening_plies: 0,
+                final_state: initial_state.clone(),
+                initial_state,
+                moves: Vec::new(),
+                scores: [0, 0],
+                result: GameResult::Draw,
+                reason: Reason::Normal,
+                detail: None,
+                offender: None,
+                duration_ms: 0,
+            },
+            started: Instant::now(),
+        }
+    }
+
+    pub(super) fn forfeit(&mut self, offender: Seat, failure: BotFailure) {
+        self.record.result = GameResult::win_for(1 - offender);
+        self.record.reason = failure.reason;
+        self.record.offender = Some(offender);
+        self.record.detail = Some(failure.detail);
+    }
+
+    pub(super) fn finish(mut self) -> GameRecord {
+        self.record.duration_ms = ms(self.started.elapsed());
+        self.record
+    }
+}
+
+pub(super) fn seat_record(spec: &BotSpec, log: Option<&Path>) -> SeatRecord {
+    SeatRecord {
+        name: spec.name.clone(),
+        command: spec.command.clone(),
+        log: log.map(|p| p.display().to_string()),
+    }
+}
+
+/// Plays one game between two running bots (`bots[0]` takes seat 0) and
+/// returns its record. Bots that misbehave lose the game; they are then
+/// marked failed ([`Bot::failure`]) and must not be used again.
+///
+/// # Panics
+/// If an opening move is illegal (a caller bug: check with
+/// [`GameSetup::check_opening`]).
+pub async fn play_game(setup: &GameSetup, bots: [&mut Bot; 2]) -> GameRecord {
+    let [b0, b1] = bots;
+    let mut bots = [b0, b1];
+    let seats = [0, 1].map(|s| {
+        let path = setup.log_path(s, &bots[s].spec.name);
+        if bots[s].log_path() != path.as_deref() {
+            bots[s].set_log(path.as_deref());
+        }
+        seat_record(&bots[s].spec, bots[s].log_path())
+    });
+    let mut state = setup.game.initial_state();
+    let mut table = Table::new(setup, seats, state.to_string());
+    play(setup, &mut bots, &mut state, &mut table).await;
+    for bot in bots.iter_mut() {
+        bot.set_frozen(false);
+    }
+    table.record.final_state = state.to_string();
+    send_gameover(&mut bots, &table.record).await;
+    table.finish()
+}
+
+async fn play(
+    setup: &GameSetup,
+    bots: &mut [&mut Bot; 2],
+    state: &mut Box<dyn AnyState>,
+    table: &mut Table,
+) {
+    for (seat, bot) in bots.iter_mut().enumerate() {
+        seat::new_game(bot, &*setup.game, seat, setup.seed);
+    }
+    // The opening: played by the referee, told to both bots.
+    for mv in &setup.opening {
+        let seat = state.to_move();
+        let effects = match state.play(mv) {
+            Ok(effects) => effects,
+            Err(e) => panic!("illegal opening move `{mv}`: {e}"),
+        };
+        for bot in bots.iter_mut() {
+            seat::played(bot, seat, mv);
+        }
+        table.record.moves.push(MoveRecord {
+            seat,
+            mv: mv.clone(),
+            ms: 0.0,
+            cpu_ms: None,
+            info: Vec::new(),
+            state: state.to_string(),
+            effects,
+        });
+        table.record.opening_plies += 1;
+    }
+    for (seat, bot) in bots.iter_mut().enumerate() {
+        if let Err(f) = bot.flush().await {
+            return table.forfeit(seat, f);
+        }
+        bot.set_frozen(!setup.ponder);
+    }
+
+    let tc = setup.time;
+    let (margin, inc) = (tc.margin(), tc.inc());
+    let mut clock = [tc.time(); 2];
+    let mut state_text = state.to_string();
+    loop {
+        if let Some(outcome) = state.outcome() {
+            table.record.scores = outcome.scores;
+            table.record.result = GameResult::from_winner(outcome.winner);
+            if let Some(cause) = outcome.adjudicated {
+                table.record.reason = Reason::Adjudicated;
+                table.record.detail = Some(cause.to_string());
+            }
+            return;
+        }
+        let seat = state.to_move();
+        let legal = state.legal_moves();
+        assert!(
+            !legal.is_empty(),
+            "engine bug: no legal move in a position that is not over"
+        );
+        let bot = &mut *bots[seat];
+
+        // Anything the bot said since its last decision belongs to this one.
+        let mut info = Info::default();
+        if let Err(m) = seat::between_decisions(bot, &mut info).await {
+            return table.forfeit(seat, m.failure());
+        }
+        let limit = match (tc.movetime(), clock[seat]) {
+            (Some(m), Some(c)) => Some(m.min(c)),
+            (m, c) => m.or(c),
+        };
+        let go = Go {
+            time: clock[seat].map(ms),
+            opptime: clock[1 - seat].map(ms),
+            inc: ms(inc),
+            movetime: tc.movetime_ms,
+        };
+        let wait = limit.map(|l| l + margin);
+        let decision =
+            match seat::decide(bot, &state_text, &legal, go, wait, setup.ponder, &mut info).await {
+                Ok(d) => d,
+                Err(Misstep::NoAnswer(mut f)) => {
+                    f.detail = format!(
+                        "no move within {} ms (+{} ms margin)",
+                        limit.map_or(0, ms),
+                        ms(margin)
+                    );
+                    return table.forfeit(seat, f);
+                }
+                Err(m) => return table.forfeit(seat, m.failure()),
+            };
+        let used = decision.used;
+        if let Some(limit) = limit {
+            if used > limit + margin {
+                let f = BotFailure::new(
+                    Reason::Timeout,
+                    format!(
+                        "move took {:.1} ms, limit {} ms (+{} ms margin)",
+                        used.as_secs_f64() * 1e3,
+                        ms(limit),
+                        ms(margin)
+                    ),
+                );
+                bot.mark_failed(f.clone());
+                return table.forfeit(seat, f);
+            }
+        }
+        if let Some(c) = clock[seat].as_mut() {
+            *c = c.saturating_sub(used) + inc;
+        }
+        let mv = decision.mv;
+        let effects = match state.play(&mv) {
+            Ok(effects) => effects,
+            Err(e) => {
+                let f = BotFailure::new(
+                    Reason::Illegal,
+                    protocol::truncate(&e.to_string(), protocol::SHOW),
+                );
+                bot.mark_failed(f.clone());
+                return table.forfeit(seat, f);
+            }
+        };
+        state_text = state.to_string();
+        // Both bots hear the move. The opponent hears it at once (in the
+        // same write as its own `go` when it moves next); the mover's echo of
+        // its own move waits for its next `go` or `gameover`, which saves a
+        // write and a wake-up of a bot that learns nothing from it.
+        let next = state.outcome().is_none().then(|| state.to_move());
+        for (s, bot) in bots.iter_mut().enumerate() {
+            seat::played(bot, seat, &mv);
+            if s != seat && next.is_some() && next != Some(s) {
+                if let Err(f) = bot.flush().await {
+                    return table.forfeit(s, f);
+                }
+            }
+        }
+        table.record.moves.push(MoveRecord {
+            seat,
+            mv,
+            ms: round_ms(used),
+            cpu_ms: decision.cpu.map(round_ms),
+            info: info.into_lines(),
+            state: state_text.clone(),
+            effects,
+        });
+    }
+}
+
+/// Milliseconds with three decimals (a microsecond).
+fn round_ms(d: Duration) -> f64 {
+    (d.as_secs_f64() * 1e6).round() / 1000.0
+}
+
+/// Tells both bots how the game ended (best effort: a bot that is gone or
+/// does not read is not waited for).
+async fn send_gameover(bots: &mut [&mut Bot; 2], record: &GameRecord) {
+    for (seat, bot) in bots.iter_mut().enumerate() {
+        seat::game_over(
+            bot,
+            seat,
+            record.result.winner(),
+            record.reason,
+            record.scores,
+            record.moves.len(),
+        );
+        let _ = bot.flush_within(Duration::from_millis(200)).await;
+    }
+}

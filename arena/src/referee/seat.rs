@@ -1,0 +1,202 @@
+//! The conversation with one bot in one game: what the referee writes
+//! (`newgame`, `played`, `position`/`legal`/`go` in one write, `gameover`)
+//! and how it reads the answers (`info` kept, a `move` only after `go`, a
+//! deadline). The referee ([`super::play_game`]), `arena check-bot` and
+//! `arena play` against a bot all talk to bots through these functions, so
+//! a bot meets the same protocol everywhere; each caller decides what a
+//! [`Misstep`] costs and how to word it.
+
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use crate::process::{Bot, BotFailure};
+use arena_core::games::{AnyGame, Seat};
+use arena_core::protocol::{self, FromBot, Go, ToBot, Verdict};
+use arena_core::record::Reason;
+
+/// Most `info` lines kept per move (the rest are counted, not kept).
+pub const MAX_INFO_LINES: usize = 32;
+/// Longest `info` text kept, in characters.
+pub const MAX_INFO_CHARS: usize = 300;
+/// Most bytes a bot may write during one decision before it is a flood.
+pub const MAX_DECISION_BYTES: u64 = 4 << 20;
+
+/// What a bot did wrong in the conversation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Misstep {
+    /// A `move` when no `go` was waiting for one (the move, cut short).
+    UnaskedMove(String),
+    /// `ready` again.
+    Ready,
+    /// No `move` by the deadline (a failure with reason `timeout`).
+    NoAnswer(BotFailure),
+    /// Anything else: a crash, a protocol violation, a flood, input not read.
+    Failed(BotFailure),
+}
+
+impl Misstep {
+    /// The forfeit it is in a game, in the referee's words.
+    pub fn failure(self) -> BotFailure {
+        match self {
+            Misstep::UnaskedMove(mv) => BotFailure::new(
+                Reason::Protocol,
+                format!("`move {mv}` when no `go` was pending"),
+            ),
+            Misstep::Ready => BotFailure::new(Reason::Protocol, "unexpected `ready`"),
+            Misstep::NoAnswer(f) | Misstep::Failed(f) => f,
+        }
+    }
+}
+
+/// The `info` lines of one decision: the first [`MAX_INFO_LINES`] kept
+/// (each cut to [`MAX_INFO_CHARS`]), all of them counted.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Info {
+    /// The lines kept.
+    pub kept: Vec<String>,
+    /// Lines received, kept or not.
+    pub count: usize,
+}
+
+impl Info {
+    fn add(&mut self, text: &str) {
+        self.count += 1;
+        if self.kept.len() < MAX_INFO_LINES {
+            self.kept.push(protocol::truncate(text, MAX_INFO_CHARS));
+        }
+    }
+
+    /// The kept lines, with a note of how many more there were.
+    pub fn into_lines(mut self) -> Vec<String> {
+        let dropped = self.count - self.kept.len();
+        if dropped > 0 {
+            self.kept
+                .push(format!("[arena: {dropped} more info lines dropped]"));
+        }
+        self.kept
+    }
+}
+
+/// Queues `newgame` for the bot in `seat`.
+pub fn new_game(bot: &mut Bot, game: &dyn AnyGame, seat: Seat, seed: u64) {
+    let params = game.params();
+    bot.queue(&ToBot::NewGame {
+        game: game.name().into(),
+        seat,
+        seed,
+        params: params.into(),
+    });
+}
+
+/// Queues `played`: `seat` moved `mv`.
+pub fn played(bot: &mut Bot, seat: Seat, mv: &str) {
+    bot.queue(&ToBot::Played {
+        seat,
+        mv: mv.into(),
+    });
+}
+
+/// Reads what the bot said since its last decision, without waiting, as
+/// the referee does before each `go`: `info` lines go to `info` (they
+/// belong to the coming move); a `move` or `ready` is a misstep. Output
+/// from here to the coming move may be at most [`MAX_DECISION_BYTES`].
+pub async fn between_decisions(bot: &mut Bot, info: &mut Info) -> Result<(), Misstep> {
+    bot.set_output_budget(MAX_DECISION_BYTES);
+    while let Some(msg) = bot.poll_message().await {
+        match msg {
+            Ok(FromBot::Info(text)) => info.add(&text),
+            Ok(FromBot::Move(mv)) => {
+                let m = Misstep::UnaskedMove(protocol::truncate(&mv, protocol::SHOW));
+                bot.mark_failed(m.clone().failure());
+                return Err(m);
+            }
+            Ok(FromBot::Ready(_)) => {
+                bot.mark_failed(Misstep::Ready.failure());
+                return Err(Misstep::Ready);
+            }
+            Ok(FromBot::Empty) => {}
+            Err(f) => return Err(Misstep::Failed(f)),
+        }
+    }
+    Ok(())
+}
+
+/// A bot's answer to `go`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decision {
+    /// The move as the bot wrote it (not yet checked against the rules).
+    pub mv: String,
+    /// From the `go` flushed to the `move` read.
+    pub used: Duration,
+    /// CPU time all the bot's processes used meanwhile, where measured.
+    pub cpu: Option<Duration>,
+}
+
+/// One decision: `position`, `legal` and `go` in one write (after whatever
+/// was queued), then reads up to the `move`, keeping `info` lines, for at
+/// most `wait` after the write (`None`: no limit). The bot runs only while
+/// it decides unless `ponder`: it is frozen again after its move.
+pub async fn decide(
+    bot: &mut Bot,
+    state: &str,
+    legal: &[String],
+    go: Go,
+    wait: Option<Duration>,
+    ponder: bool,
+    info: &mut Info,
+) -> Result<Decision, Misstep> {
+    bot.queue(&ToBot::Position(state.into()));
+    bot.queue(&ToBot::Legal(legal.into()));
+    bot.queue(&ToBot::Go(go));
+    bot.set_frozen(false);
+    let cpu_at_go = bot.cpu_time();
+    bot.flush().await.map_err(Misstep::Failed)?;
+    let go_at = Instant::now();
+    let deadline = wait.map(|w| go_at + w);
+    let (mv, answered_at) = loop {
+        match bot.read_message(deadline).await {
+            Ok(FromBot::Move(mv)) => break (mv, Instant::now()),
+            Ok(FromBot::Info(text)) => info.add(&text),
+            Ok(FromBot::Empty) => {}
+            Ok(FromBot::Ready(_)) => {
+                bot.mark_failed(Misstep::Ready.failure());
+                return Err(Misstep::Ready);
+            }
+            Err(f) if f.reason == Reason::Timeout => return Err(Misstep::NoAnswer(f)),
+            Err(f) => return Err(Misstep::Failed(f)),
+        }
+    };
+    bot.set_output_budget(u64::MAX);
+    let cpu = bot
+        .cpu_time()
+        .zip(cpu_at_go)
+        .map(|(now, then)| now.saturating_sub(then));
+    bot.set_frozen(!ponder);
+    Ok(Decision {
+        mv,
+        used: answered_at - go_at,
+        cpu,
+    })
+}
+
+/// Queues `gameover` for the bot in `seat` of a game that `winner` won
+/// (`None`: a draw), ended for `reason`, with its scores and length.
+pub fn game_over(
+    bot: &mut Bot,
+    seat: Seat,
+    winner: Option<Seat>,
+    reason: Reason,
+    scores: [i32; 2],
+    plies: usize,
+) {
+    let extra = [
+        ("scores".to_string(), format!("{},{}", scores[0], scores[1])),
+        ("plies".to_string(), plies.to_string()),
+    ];
+    bot.queue(&ToBot::GameOver {
+        verdict: Verdict::for_seat(winner, seat),
+        reason,
+        extra: extra.to_vec().into(),
+    });
+}
