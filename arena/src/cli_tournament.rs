@@ -245,28 +245,9 @@ fn run_tournament(args: &TournamentArgs, path: &Path) -> Result<(), Failure> {
         let written = crate::report::write_all(&summary.dir, &RatingOptions::default())
             .map_err(Failure::Report)?;
         print!("{}", written.summary());
-        print!("{}", forfeits(&summary.standings));
+        print!("{}", summary.standings.forfeits_line());
     }
     Ok(())
-}
-
-/// The losses by forfeit, which the ratings table does not show; empty
-/// when there were none.
-fn forfeits(standings: &tournament::Standings) -> String {
-    let lost: Vec<String> = standings
-        .rows
-        .iter()
-        .filter(|r| r.forfeits > 0)
-        .map(|r| format!("{} {}", r.name, r.forfeits))
-        .collect();
-    if lost.is_empty() {
-        String::new()
-    } else {
-        format!(
-            "losses by forfeit (timeout, crash, illegal move, protocol): {}\n",
-            lost.join(", ")
-        )
-    }
 }
 
 /// Runs `arena merge`; prints errors and returns the exit code.
@@ -283,7 +264,7 @@ pub fn merge(args: MergeArgs) -> ExitCode {
             match crate::report::write_all(&s.dir, &RatingOptions::default()) {
                 Ok(written) => {
                     print!("{}", written.summary());
-                    print!("{}", forfeits(&s.standings));
+                    print!("{}", s.standings.forfeits_line());
                     ExitCode::SUCCESS
                 }
                 Err(e) => {

@@ -18,5 +18,6 @@ pub mod referee;
 pub mod report;
 pub mod schedule;
 pub mod slurm;
+pub mod standings;
 pub mod store;
 pub mod tournament;

@@ -7,11 +7,12 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 
 use arena::display::escape;
-use arena::matchplay::{self, MatchConfig, MatchError, MatchRun, Tally};
+use arena::matchplay::{self, MatchConfig, MatchError, MatchRun};
 use arena::process::{self, BotSpec, Limits};
 use arena::rating::{self, RatingOptions};
 use arena::referee::TimeControl;
 use arena::report::ratings as ratings_report;
+use arena::standings::Tally;
 use arena::tournament::TournamentError;
 use arena_core::games;
 use arena_core::record::GameRecord;
@@ -393,18 +394,14 @@ fn print_summary(config: &MatchConfig, names: &[String; 2], tally: &[Tally; 2]) 
             .join(" ")
     );
     for (name, t) in names.iter().zip(tally) {
-        let pct = if t.games() == 0 {
-            0.0
-        } else {
-            100.0 * t.score() / t.games() as f64
-        };
+        let pct = t.score_pct().unwrap_or(0.0);
         println!(
             "  {}: {}-{}-{} (W-D-L), score {}/{} = {pct:.1}%",
             escape(name),
             t.wins,
             t.draws,
             t.losses,
-            t.score(),
+            t.points(),
             t.games()
         );
     }

@@ -15,6 +15,7 @@ use crate::process::{BotSpec, Limits};
 use crate::rating::{Sprt, SprtParams, SprtStatus};
 use crate::referee::{self, GameSetup, TimeControl};
 use crate::schedule::{self, GameJob};
+use crate::standings::Tally;
 use crate::tournament::{self, Hooks, ProgressMode, RunOptions, TournamentError};
 use arena_core::games::AnyGame;
 use arena_core::record::GameRecord;
@@ -88,23 +89,6 @@ pub struct MatchSummary {
     pub games: usize,
     /// Of which played by this invocation (the rest were resumed).
     pub played_now: usize,
-}
-
-/// Wins, draws and losses of one bot.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Tally {
-    pub wins: u64,
-    pub draws: u64,
-    pub losses: u64,
-}
-
-impl Tally {
-    pub fn games(&self) -> u64 {
-        self.wins + self.draws + self.losses
-    }
-    pub fn score(&self) -> f64 {
-        self.wins as f64 + 0.5 * self.draws as f64
-    }
 }
 
 /// The first bot's points in the games of a match, fed to the sequential
@@ -292,12 +276,7 @@ pub async fn run_match_with(
             } else {
                 1 - seat
             };
-            let t = &mut tally[bot];
-            match r.result.points(seat) {
-                p if p > 0.75 => t.wins += 1,
-                p if p > 0.25 => t.draws += 1,
-                _ => t.losses += 1,
-            }
+            tally[bot].add(r, seat);
         }
         let after_pair = test.as_mut().and_then(|t| t.add(r)).is_some();
         if !resumed {

@@ -11,11 +11,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::config::Normalized;
-use crate::display::escape;
 use crate::lanes::Lanes;
 use crate::schedule::{self, GameJob, Shard};
+use crate::standings::Standings;
 use crate::store::{self, RunLock, StopRule, StoreError, Writer};
-use arena_core::record::{GameRecord, GameResult};
+use arena_core::record::GameRecord;
 
 pub use crate::store::{
     read_records, write_games, Manifest, GAMES_CSV, GAMES_JSONL, JOURNAL, LOCK, MANIFEST,
@@ -126,123 +126,6 @@ pub struct Summary {
     /// Of which played by this invocation (the rest came from a resumed journal).
     pub played_now: usize,
     pub standings: Standings,
-}
-
-/// Points and W-D-L per bot.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Standings {
-    /// In config order.
-    pub rows: Vec<StandingRow>,
-}
-
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct StandingRow {
-    pub name: String,
-    pub points: f64,
-    pub wins: u64,
-    pub draws: u64,
-    pub losses: u64,
-    /// Of the losses, forfeits (timeout, crash, illegal move, protocol).
-    pub forfeits: u64,
-}
-
-impl Standings {
-    pub fn new(names: impl IntoIterator<Item = String>) -> Self {
-        Standings {
-            rows: names
-                .into_iter()
-                .map(|name| StandingRow {
-                    name,
-                    ..Default::default()
-                })
-                .collect(),
-        }
-    }
-
-    pub fn add(&mut self, r: &GameRecord) {
-        for seat in 0..2 {
-            let name = &r.seats[seat].name;
-            let row = match self.rows.iter_mut().position(|x| &x.name == name) {
-                Some(i) => &mut self.rows[i],
-                None => {
-                    self.rows.push(StandingRow {
-                        name: name.clone(),
-                        ..Default::default()
-                    });
-                    self.rows.last_mut().expect("just pushed")
-                }
-            };
-            let p = r.result.points(seat);
-            row.points += p;
-            if r.result == GameResult::Draw {
-                row.draws += 1;
-            } else if p == 1.0 {
-                row.wins += 1;
-            } else {
-                row.losses += 1;
-                if r.reason.is_forfeit() {
-                    row.forfeits += 1;
-                }
-            }
-        }
-    }
-
-    /// Rows by points, then wins, then name.
-    pub fn ranked(&self) -> Vec<&StandingRow> {
-        let mut rows: Vec<&StandingRow> = self.rows.iter().collect();
-        rows.sort_by(|a, b| {
-            b.points
-                .total_cmp(&a.points)
-                .then(b.wins.cmp(&a.wins))
-                .then(a.name.cmp(&b.name))
-        });
-        rows
-    }
-
-    /// One line: `a 3.5, b 2, ...`.
-    pub fn one_line(&self) -> String {
-        self.ranked()
-            .iter()
-            .map(|r| format!("{} {}", escape(&r.name), fmt_points(r.points)))
-            .collect::<Vec<_>>()
-            .join(", ")
-    }
-
-    /// A table with rank, bot, points, games and W-D-L.
-    pub fn table(&self) -> String {
-        let rows = self.ranked();
-        let width = rows
-            .iter()
-            .map(|r| escape(&r.name).chars().count())
-            .max()
-            .unwrap_or(3)
-            .max(3);
-        let mut s = format!(
-            "{:>4}  {:<width$}  {:>7}  {:>5}  {:>14}  {:>8}\n",
-            "rank", "bot", "points", "games", "W-D-L", "forfeits"
-        );
-        for (i, r) in rows.iter().enumerate() {
-            let games = r.wins + r.draws + r.losses;
-            s.push_str(&format!(
-                "{:>4}  {:<width$}  {:>7}  {:>5}  {:>14}  {:>8}\n",
-                i + 1,
-                escape(&r.name),
-                fmt_points(r.points),
-                games,
-                format!("{}-{}-{}", r.wins, r.draws, r.losses),
-                r.forfeits
-            ));
-        }
-        s
-    }
-}
-
-fn fmt_points(p: f64) -> String {
-    if p.fract() == 0.0 {
-        format!("{p:.0}")
-    } else {
-        format!("{p:.1}")
-    }
 }
 
 /// What a caller of [`run_with`] sees of a run besides its files.
@@ -988,7 +871,7 @@ mod tests {
     use super::*;
     use crate::config::{FormatKind, NormalizedBot};
     use crate::referee::TimeControl;
-    use arena_core::record::{Reason, SeatRecord};
+    use arena_core::record::{GameResult, Reason, SeatRecord};
     use std::fs::{self, OpenOptions};
     use std::io::Write;
     use std::os::unix::fs::MetadataExt;
@@ -1141,7 +1024,7 @@ mod tests {
             (m.status.as_str(), m.total_games, m.seed),
             ("complete", 24, 11)
         );
-        let points: f64 = s1.standings.rows.iter().map(|r| r.points).sum();
+        let points: f64 = s1.standings.rows.iter().map(|r| r.tally.points()).sum();
         assert_eq!(points, 24.0);
     }
 
@@ -1592,6 +1475,6 @@ mod tests {
         let t = s.table();
         assert!(t.contains("2-1-0"), "{t}");
         assert!(t.contains("0-1-2"), "{t}");
-        assert_eq!(s.rows[1].forfeits, 1);
+        assert_eq!(s.rows[1].tally.forfeits, 1);
     }
 }

@@ -17,6 +17,7 @@ pub mod stats;
 
 use std::collections::BTreeMap;
 
+use crate::standings::Tally;
 use arena_core::record::{CsvRow, GameRecord, GameResult};
 
 pub use sprt::{Pentanomial, Sprt, SprtParams, SprtStatus};
@@ -135,56 +136,14 @@ impl Pool {
     }
 }
 
-/// Wins, draws and losses from one side's point of view.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Wdl {
-    pub wins: u64,
-    pub draws: u64,
-    pub losses: u64,
-}
-
-impl Wdl {
-    pub fn games(&self) -> u64 {
-        self.wins + self.draws + self.losses
-    }
-
-    pub fn points(&self) -> f64 {
-        self.wins as f64 + 0.5 * self.draws as f64
-    }
-
-    /// Score in percent, `None` without games.
-    pub fn score_pct(&self) -> Option<f64> {
-        let n = self.games();
-        (n > 0).then(|| 100.0 * self.points() / n as f64)
-    }
-
-    /// Wilson 95% interval of the score, in percent (draws half a point).
-    pub fn wilson_pct(&self) -> Option<stats::Interval> {
-        stats::wilson(self.points(), self.games() as f64, stats::Z95).map(|i| stats::Interval {
-            lo: 100.0 * i.lo,
-            hi: 100.0 * i.hi,
-        })
-    }
-
-    fn add(&mut self, points: f64) {
-        if points == 1.0 {
-            self.wins += 1;
-        } else if points == 0.0 {
-            self.losses += 1;
-        } else {
-            self.draws += 1;
-        }
-    }
-}
-
 /// `h2h[i][j]`: bot i's record against bot j.
-pub fn head_to_head(pool: &Pool) -> Vec<Vec<Wdl>> {
+pub fn head_to_head(pool: &Pool) -> Vec<Vec<Tally>> {
     let n = pool.len();
-    let mut h = vec![vec![Wdl::default(); n]; n];
+    let mut h = vec![vec![Tally::default(); n]; n];
     for g in &pool.games {
         let [a, b] = g.seats;
-        h[a][b].add(g.score0());
-        h[b][a].add(1.0 - g.score0());
+        h[a][b].add_points(g.score0());
+        h[b][a].add_points(1.0 - g.score0());
     }
     h
 }
@@ -237,7 +196,7 @@ impl Default for RatingOptions {
 #[derive(Clone, Debug, PartialEq)]
 pub struct BotRating {
     pub name: String,
-    pub record: Wdl,
+    pub record: Tally,
     pub elo: f64,
     pub glicko: f64,
     pub glicko_rd: f64,
@@ -272,7 +231,7 @@ pub enum Estimate {
 pub struct CrossEntry {
     pub bot: String,
     pub opponent: String,
-    pub record: Wdl,
+    pub record: Tally,
 }
 
 /// The ratings of a pool, sorted by strength.
@@ -323,12 +282,13 @@ pub fn compute(played: &[Played], opts: &RatingOptions) -> Standings {
     );
     let evidence = intervals::Evidence::new(&pool, opts.prior_draws);
 
-    let records: Vec<Wdl> = (0..n)
+    let records: Vec<Tally> = (0..n)
         .map(|i| {
-            h2h[i].iter().fold(Wdl::default(), |acc, w| Wdl {
+            h2h[i].iter().fold(Tally::default(), |acc, w| Tally {
                 wins: acc.wins + w.wins,
                 draws: acc.draws + w.draws,
                 losses: acc.losses + w.losses,
+                forfeits: 0,
             })
         })
         .collect();
@@ -448,10 +408,11 @@ mod tests {
         assert_eq!(names, ["alpha", "beta", "gamma"]);
         assert_eq!(
             s.bots[0].record,
-            Wdl {
+            Tally {
                 wins: 3,
                 draws: 1,
-                losses: 0
+                losses: 0,
+                forfeits: 0
             }
         );
         assert_eq!(s.bots[0].record.score_pct(), Some(87.5));
@@ -470,15 +431,16 @@ mod tests {
         assert!(s.bots[0].bt_interval.unwrap().lo < s.bots[0].bt_elo);
         assert!(s.bots[0].los_next.is_some() && s.bots[2].los_next.is_none());
 
-        let pairs: Vec<(&str, &str, Wdl)> = s
+        let pairs: Vec<(&str, &str, Tally)> = s
             .crosstable
             .iter()
             .map(|c| (c.bot.as_str(), c.opponent.as_str(), c.record))
             .collect();
-        let wdl = |wins, draws, losses| Wdl {
+        let wdl = |wins, draws, losses| Tally {
             wins,
             draws,
             losses,
+            forfeits: 0,
         };
         assert_eq!(
             pairs,

@@ -10,7 +10,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::stats::{self, elo_from_score, expected_score, Z95};
-use super::Wdl;
+use crate::standings::Tally;
 
 /// Test parameters, written `elo0=0,elo1=10,alpha=0.05,beta=0.05`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -307,7 +307,7 @@ pub fn elo_estimate(counts: &[u64]) -> Option<EloEstimate> {
 pub struct Sprt {
     params: SprtParams,
     penta: Pentanomial,
-    wdl: Wdl,
+    wdl: Tally,
 }
 
 impl Sprt {
@@ -315,7 +315,7 @@ impl Sprt {
         Sprt {
             params,
             penta: Pentanomial::default(),
-            wdl: Wdl::default(),
+            wdl: Tally::default(),
         }
     }
 
@@ -331,13 +331,7 @@ impl Sprt {
                 p == 0.0 || p == 0.5 || p == 1.0,
                 "a game is worth 0, 0.5 or 1 point, not {p}"
             );
-            if p == 1.0 {
-                self.wdl.wins += 1;
-            } else if p == 0.5 {
-                self.wdl.draws += 1;
-            } else {
-                self.wdl.losses += 1;
-            }
+            self.wdl.add_points(p);
         }
         self.penta.0[(2.0 * (first + second)) as usize] += 1;
         self.status()
@@ -348,7 +342,7 @@ impl Sprt {
     }
 
     /// The tested bot's wins, draws and losses over all games.
-    pub fn wdl(&self) -> Wdl {
+    pub fn wdl(&self) -> Tally {
         self.wdl
     }
 
@@ -551,10 +545,11 @@ mod tests {
         assert_eq!(s.pentanomial(), Pentanomial([0, 3, 10, 5, 2]));
         assert_eq!(
             s.wdl(),
-            Wdl {
+            Tally {
                 wins: 6 + 5 + 4,
                 draws: 3 + 8 + 5,
-                losses: 3 + 6
+                losses: 3 + 6,
+                forfeits: 0
             }
         );
         close(s.llr(), 0.4728563706, 1e-7);

@@ -8,30 +8,9 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use arena_core::record::{GameRecord, GameResult};
-
-/// One bot's results, counted from the records.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct BotLine {
-    pub bot: String,
-    pub games: u64,
-    pub wins: u64,
-    pub draws: u64,
-    pub losses: u64,
-    /// Games this bot lost by forfeit (timeout, illegal move, crash, protocol).
-    pub forfeits: u64,
-    pub points: f64,
-}
-
-impl BotLine {
-    pub fn score_pct(&self) -> f64 {
-        if self.games == 0 {
-            0.0
-        } else {
-            100.0 * self.points / self.games as f64
-        }
-    }
-}
+use crate::rating::stats;
+use crate::standings::{Row, Standings, Tally};
+use arena_core::record::GameRecord;
 
 /// Records in schedule order (by `index`), whatever order the file had.
 pub fn in_order(records: &[GameRecord]) -> Vec<&GameRecord> {
@@ -42,38 +21,17 @@ pub fn in_order(records: &[GameRecord]) -> Vec<&GameRecord> {
 
 /// Standings from the records alone: most points first, then the better
 /// score %, then the name.
-pub fn standings_from_records(records: &[GameRecord]) -> Vec<BotLine> {
-    let mut lines: BTreeMap<&str, BotLine> = BTreeMap::new();
-    for r in records {
-        for seat in 0..2 {
-            let name = r.seats[seat].name.as_str();
-            let line = lines.entry(name).or_insert_with(|| BotLine {
-                bot: name.to_string(),
-                ..BotLine::default()
-            });
-            line.games += 1;
-            let p = r.result.points(seat);
-            line.points += p;
-            match r.result {
-                GameResult::Draw => line.draws += 1,
-                _ if p == 1.0 => line.wins += 1,
-                _ => {
-                    line.losses += 1;
-                    if r.reason.is_forfeit() && !matches!(r.offender, Some(o) if o != seat) {
-                        line.forfeits += 1;
-                    }
-                }
-            }
-        }
-    }
-    let mut v: Vec<BotLine> = lines.into_values().collect();
-    v.sort_by(|a, b| {
-        b.points
-            .total_cmp(&a.points)
-            .then(b.score_pct().total_cmp(&a.score_pct()))
-            .then(a.bot.cmp(&b.bot))
+pub fn standings_from_records(records: &[GameRecord]) -> Vec<Row> {
+    let score = |r: &Row| r.tally.score_pct().unwrap_or(0.0);
+    let mut rows = Standings::of(records).rows;
+    rows.sort_by(|a, b| {
+        b.tally
+            .points()
+            .total_cmp(&a.tally.points())
+            .then(score(b).total_cmp(&score(a)))
+            .then(a.name.cmp(&b.name))
     });
-    v
+    rows
 }
 
 /// `ratings.csv` as written by the rating step, read by header names so
@@ -190,7 +148,8 @@ fn fmt_num(x: f64, decimals: usize) -> String {
 /// from the records, so the two sources agree on them.
 pub fn standings_table(records: &[GameRecord], ratings: Option<&Ratings>) -> Table {
     let lines = standings_from_records(records);
-    let by_name: BTreeMap<&str, &BotLine> = lines.iter().map(|l| (l.bot.as_str(), l)).collect();
+    let by_name: BTreeMap<&str, &Tally> =
+        lines.iter().map(|l| (l.name.as_str(), &l.tally)).collect();
     let mut columns: Vec<String> = [
         "#", "bot", "games", "points", "wins", "draws", "losses", "forfeits", "score %",
     ]
@@ -226,27 +185,27 @@ pub fn standings_table(records: &[GameRecord], ratings: Option<&Ratings>) -> Tab
         source = "records";
     }
     for l in &lines {
-        if !bots.contains(&l.bot) {
-            bots.push(l.bot.clone());
+        if !bots.contains(&l.name) {
+            bots.push(l.name.clone());
         }
     }
     let mut rows = Vec::new();
     for (rank, bot) in bots.iter().enumerate() {
-        let empty = BotLine {
-            bot: bot.clone(),
-            ..BotLine::default()
-        };
-        let l = by_name.get(bot.as_str()).copied().unwrap_or(&empty);
+        let l = by_name
+            .get(bot.as_str())
+            .copied()
+            .copied()
+            .unwrap_or_default();
         let mut row = vec![
             (rank + 1).to_string(),
             bot.clone(),
-            l.games.to_string(),
-            fmt_num(l.points, 1),
+            l.games().to_string(),
+            fmt_num(l.points(), 1),
             l.wins.to_string(),
             l.draws.to_string(),
             l.losses.to_string(),
             l.forfeits.to_string(),
-            fmt_num(l.score_pct(), 1),
+            fmt_num(l.score_pct().unwrap_or(0.0), 1),
         ];
         if let Some(r) = ratings {
             let rrow = r.row(bot);
@@ -283,7 +242,7 @@ pub fn standings_table(records: &[GameRecord], ratings: Option<&Ratings>) -> Tab
 
 /// One bar of the rating chart: a value and its interval.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Interval {
+pub struct ChartBar {
     pub bot: String,
     pub value: f64,
     pub lo: f64,
@@ -298,23 +257,7 @@ pub struct RatingChart {
     /// A line worth drawing across the chart: the pool's mean rating (the
     /// rating step's anchor), or 50 %.
     pub reference: f64,
-    pub bars: Vec<Interval>,
-}
-
-/// Wilson score interval for `points` out of `games` at 95%: draws count as
-/// half a win, which is close enough for a picture.
-pub fn wilson(points: f64, games: u64) -> (f64, f64) {
-    if games == 0 {
-        return (0.0, 1.0);
-    }
-    let n = games as f64;
-    let p = (points / n).clamp(0.0, 1.0);
-    let z = 1.959_963_984_540_054_f64;
-    let z2 = z * z;
-    let denom = 1.0 + z2 / n;
-    let center = (p + z2 / (2.0 * n)) / denom;
-    let half = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt() / denom;
-    ((center - half).max(0.0), (center + half).min(1.0))
+    pub bars: Vec<ChartBar>,
 }
 
 /// Bradley-Terry Elo with its interval when `ratings` has them, else score %
@@ -325,12 +268,12 @@ pub fn rating_chart(
     order: &[String],
 ) -> RatingChart {
     if let Some(r) = ratings.filter(|r| r.column("bt_elo").is_some()) {
-        let bars: Vec<Interval> = order
+        let bars: Vec<ChartBar> = order
             .iter()
             .filter_map(|bot| {
                 let row = r.row(bot)?;
                 let value = r.num(row, "bt_elo")?;
-                Some(Interval {
+                Some(ChartBar {
                     bot: bot.clone(),
                     value,
                     lo: r.bound(row, "bt_lo").unwrap_or(value),
@@ -366,13 +309,16 @@ pub fn rating_chart(
     let bars = order
         .iter()
         .filter_map(|bot| {
-            let l = lines.iter().find(|l| &l.bot == bot)?;
-            let (lo, hi) = wilson(l.points, l.games);
-            Some(Interval {
+            let t = &lines.iter().find(|l| &l.name == bot)?.tally;
+            // Draws count as half a win, which is close enough for a picture.
+            let i = t
+                .wilson_pct()
+                .unwrap_or(stats::Interval { lo: 0.0, hi: 100.0 });
+            Some(ChartBar {
                 bot: bot.clone(),
-                value: l.score_pct(),
-                lo: 100.0 * lo,
-                hi: 100.0 * hi,
+                value: t.score_pct().unwrap_or(0.0),
+                lo: i.lo,
+                hi: i.hi,
             })
         })
         .collect();
@@ -449,7 +395,7 @@ pub fn timeline(records: &[GameRecord], bots: &[String]) -> Timeline {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use arena_core::record::{Reason, SeatRecord};
+    use arena_core::record::{GameResult, Reason, SeatRecord};
 
     fn game(index: u64, a: &str, b: &str, result: GameResult, reason: Reason) -> GameRecord {
         let seat = |name: &str| SeatRecord {
@@ -494,15 +440,16 @@ mod tests {
     #[test]
     fn standings_count_points_results_and_forfeits() {
         let s = standings_from_records(&sample());
-        let names: Vec<&str> = s.iter().map(|l| l.bot.as_str()).collect();
+        let names: Vec<&str> = s.iter().map(|l| l.name.as_str()).collect();
         assert_eq!(names, ["a", "b", "c"]);
+        let t: Vec<&Tally> = s.iter().map(|l| &l.tally).collect();
         assert_eq!(
-            (s[0].games, s[0].wins, s[0].draws, s[0].losses),
+            (t[0].games(), t[0].wins, t[0].draws, t[0].losses),
             (3, 2, 1, 0)
         );
-        assert_eq!(s[0].points, 2.5);
-        assert_eq!((s[2].losses, s[2].forfeits), (2, 1));
-        assert!((s[1].score_pct() - 50.0).abs() < 1e-9);
+        assert_eq!(t[0].points(), 2.5);
+        assert_eq!((t[2].losses, t[2].forfeits), (2, 1));
+        assert!((t[1].score_pct().unwrap() - 50.0).abs() < 1e-9);
     }
 
     #[test]
@@ -550,7 +497,7 @@ mod tests {
         assert_eq!(chart.reference, 50.0);
         let a = &chart.bars[0];
         assert!(a.lo < a.value && a.value < a.hi && a.hi <= 100.0, "{a:?}");
-        let (lo, hi) = wilson(5.0, 10);
-        assert!((lo - 0.2366).abs() < 1e-3 && (hi - 0.7634).abs() < 1e-3);
+        let i = stats::wilson(5.0, 10.0, stats::Z95).unwrap();
+        assert!((i.lo - 0.2366).abs() < 1e-3 && (i.hi - 0.7634).abs() < 1e-3);
     }
 }
