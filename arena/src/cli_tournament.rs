@@ -243,7 +243,7 @@ fn run_tournament(args: &TournamentArgs, path: &Path) -> Result<(), Failure> {
     );
     if args.shard.is_none() {
         let written = crate::report::write_all(&summary.dir, &RatingOptions::default())
-            .map_err(Failure::Report)?;
+            .map_err(|e| Failure::Report(e.to_string()))?;
         print!("{}", written.summary());
         print!("{}", summary.standings.forfeits_line());
     }

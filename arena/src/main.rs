@@ -346,7 +346,7 @@ fn run_match(args: MatchArgs) -> Result<(), MatchError> {
         }
         print_summary(&config, &names, &summary.tally);
         let written = arena::report::write_all(&config.out, &RatingOptions::default())
-            .map_err(|e| MatchError::Run(TournamentError::Refused(e)))?;
+            .map_err(|e| MatchError::Run(TournamentError::Refused(e.to_string())))?;
         print!("{}", written.summary());
         if let Some(test) = &summary.sprt {
             println!("sprt {}: {}", test.params(), test.progress_line());
@@ -407,8 +407,8 @@ fn print_summary(config: &MatchConfig, names: &[String; 2], tally: &[Tally; 2]) 
     }
     println!(
         "records: {} and {}",
-        config.out.join("games.jsonl").display(),
-        config.out.join("games.csv").display()
+        config.out.join(arena::store::GAMES_JSONL).display(),
+        config.out.join(arena::store::GAMES_CSV).display()
     );
 }
 
@@ -535,7 +535,7 @@ fn ratings_command(a: RatingsArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    let file = match ratings_report::games_file(&a.input) {
+    let file = match arena::store::games_file(&a.input) {
         Ok(f) => f,
         Err(e) => {
             eprintln!("arena ratings: {}", escape(&e.to_string()));

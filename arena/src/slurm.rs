@@ -381,7 +381,7 @@ fn run(args: &SlurmArgs) -> Result<(), (u8, String)> {
     println!("merge:  job {merge} (starts once every task of {array} has succeeded)");
     println!(
         "report: {} (games.jsonl, games.csv, ratings.csv) when job {merge} is done",
-        plan.run_dir.join("index.html").display()
+        plan.run_dir.join(crate::store::INDEX_HTML).display()
     );
     println!("logs:   {}", plan.slurm_dir().display());
     println!("watch:  squeue -j {array},{merge}");

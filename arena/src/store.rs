@@ -19,6 +19,11 @@
 //! - the report files (`ratings.csv`, `crosstable.csv`, `los.csv`,
 //!   `index.html`);
 //! - `.arena.lock`, held (flock) by the process running in the directory.
+//!
+//! This module is also the one reader of the files people hand to arena
+//! (`games.jsonl` and `games.csv` for `show`, `report` and `ratings`, a
+//! `ratings.csv` for `report`): every file of a run is read and written
+//! here.
 
 use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
@@ -39,6 +44,14 @@ pub const GAMES_JSONL: &str = "games.jsonl";
 pub const GAMES_CSV: &str = "games.csv";
 /// The bots' stderr logs.
 pub const LOGS: &str = "logs";
+/// The ratings (`arena ratings`, the end of a run).
+pub const RATINGS: &str = "ratings.csv";
+/// Head-to-head results of every pair.
+pub const CROSSTABLE: &str = "crosstable.csv";
+/// Likelihood of superiority of every bot over every other.
+pub const LOS: &str = "los.csv";
+/// The HTML report.
+pub const INDEX_HTML: &str = "index.html";
 /// Held (flock) by the process running in a directory.
 pub const LOCK: &str = ".arena.lock";
 /// The largest manifest arena reads (it holds a normalized config, itself
@@ -49,16 +62,15 @@ pub const MAX_MANIFEST_BYTES: u64 = 16 << 20;
 /// stderr logs). Recorded in each manifest; `--overwrite` removes these and
 /// nothing else.
 pub fn run_files() -> Vec<String> {
-    use crate::report::ratings::{CROSSTABLE_FILE, LOS_FILE, RATINGS_FILE};
     [
         MANIFEST,
         JOURNAL,
         GAMES_JSONL,
         GAMES_CSV,
-        RATINGS_FILE,
-        CROSSTABLE_FILE,
-        LOS_FILE,
-        "index.html",
+        RATINGS,
+        CROSSTABLE,
+        LOS,
+        INDEX_HTML,
         "logs/",
     ]
     .map(String::from)
@@ -73,6 +85,13 @@ pub enum StoreError {
     /// user's directory, an existing run, a forged or corrupt record).
     #[error("{0}")]
     Refused(String),
+    /// A line of a games file that is not a game record.
+    #[error("{}:{line}: not a game record: {message}", path.display())]
+    BadRecord {
+        path: PathBuf,
+        line: usize,
+        message: String,
+    },
 }
 
 pub fn io_err(path: &Path) -> impl FnOnce(io::Error) -> StoreError + '_ {
@@ -321,9 +340,12 @@ pub fn read_lines(path: &Path, tail: Tail, missing_ok: bool) -> Result<Vec<Line>
         if buf.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let record: GameRecord = serde_json::from_slice(&buf).map_err(|e| {
-            StoreError::Refused(format!("{}:{n}: not a game record: {e}", path.display()))
-        })?;
+        let record: GameRecord =
+            serde_json::from_slice(&buf).map_err(|e| StoreError::BadRecord {
+                path: path.to_path_buf(),
+                line: n,
+                message: e.to_string(),
+            })?;
         out.push(Line { line: n, record });
     }
     Ok(out)
@@ -335,6 +357,224 @@ pub fn read_records(path: &Path) -> Result<Vec<GameRecord>, StoreError> {
         .into_iter()
         .map(|l| l.record)
         .collect())
+}
+
+/// The records of a `games.jsonl` someone hands us (`arena show`, `arena
+/// report`): every line, blank lines skipped; the file must exist and be a
+/// regular file (a FIFO or device is refused without being read).
+pub fn read_games_file(path: &Path) -> Result<Vec<GameRecord>, StoreError> {
+    Ok(read_lines(path, Tail::Keep, false)?
+        .into_iter()
+        .map(|l| l.record)
+        .collect())
+}
+
+/// Why a games file could not be read for ratings.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    #[error("{path}: directory has neither games.csv nor games.jsonl")]
+    NoGamesFile { path: PathBuf },
+    #[error("{path}: line {line}: {message}")]
+    Malformed {
+        path: PathBuf,
+        line: u64,
+        message: String,
+    },
+    #[error("{0}")]
+    Refused(String),
+}
+
+impl From<StoreError> for LoadError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::Io { path, source } => LoadError::Io { path, source },
+            StoreError::BadRecord {
+                path,
+                line,
+                message,
+            } => LoadError::Malformed {
+                path,
+                line: line as u64,
+                message,
+            },
+            StoreError::Refused(m) => LoadError::Refused(m),
+        }
+    }
+}
+
+/// A games file's games: records (`games.jsonl`) or rows (`games.csv`).
+pub enum Games {
+    Records(Vec<GameRecord>),
+    Rows(Vec<CsvRow>),
+}
+
+/// Resolves a games file: a directory means its `games.csv`, else its
+/// `games.jsonl`; a file ending in `.jsonl` is JSON Lines, anything else CSV.
+pub fn games_file(path: &Path) -> Result<PathBuf, LoadError> {
+    if path.is_dir() {
+        [GAMES_CSV, GAMES_JSONL]
+            .iter()
+            .map(|f| path.join(f))
+            .find(|p| p.is_file())
+            .ok_or_else(|| LoadError::NoGamesFile {
+                path: path.to_path_buf(),
+            })
+    } else {
+        Ok(path.to_path_buf())
+    }
+}
+
+/// Reads the games of `path` (see [`games_file`]), in file order.
+pub fn read_games(path: &Path) -> Result<Games, LoadError> {
+    let file = games_file(path)?;
+    if file.extension().is_some_and(|e| e == "jsonl") {
+        Ok(Games::Records(read_games_file(&file)?))
+    } else {
+        Ok(Games::Rows(read_csv_rows(&file)?))
+    }
+}
+
+/// Reads `games.csv` rows (the [`CsvRow`] schema); a bad row is an error
+/// naming the file, the line and the column.
+pub fn read_csv_rows(path: &Path) -> Result<Vec<CsvRow>, LoadError> {
+    let file = File::open(path).map_err(|source| LoadError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut reader = csv::Reader::from_reader(io::BufReader::new(file));
+    let headers = reader
+        .headers()
+        .map_err(|e| csv_error(path, e, &[]))?
+        .iter()
+        .map(str::to_string)
+        .collect::<Vec<_>>();
+    reader
+        .deserialize::<CsvRow>()
+        .map(|row| row.map_err(|e| csv_error(path, e, &headers)))
+        .collect()
+}
+
+fn csv_error(path: &Path, e: csv::Error, headers: &[String]) -> LoadError {
+    let malformed = |line: Option<u64>, message: String| LoadError::Malformed {
+        path: path.to_path_buf(),
+        line: line.unwrap_or(0),
+        message,
+    };
+    match e.into_kind() {
+        csv::ErrorKind::Io(source) => LoadError::Io {
+            path: path.to_path_buf(),
+            source,
+        },
+        csv::ErrorKind::Deserialize { pos, err } => {
+            let what = match err.field().and_then(|f| headers.get(f as usize)) {
+                Some(col) => format!("column `{col}`: {}", err.kind()),
+                None => err.kind().to_string(),
+            };
+            malformed(pos.map(|p| p.line()), what)
+        }
+        csv::ErrorKind::UnequalLengths {
+            pos,
+            expected_len,
+            len,
+        } => malformed(
+            pos.map(|p| p.line()),
+            format!("{len} fields where the header has {expected_len}"),
+        ),
+        csv::ErrorKind::Utf8 { pos, err } => {
+            malformed(pos.map(|p| p.line()), format!("not UTF-8: {err}"))
+        }
+        other => malformed(None, format!("{other:?}")),
+    }
+}
+
+/// One bot's line of a `ratings.csv`, as far as the report draws it; read
+/// by column name, so that added or reordered columns do no harm, and a
+/// missing column or empty cell is `None`. Interval ends may be `inf`.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+pub struct RatingsRow {
+    /// The bot, as named (the CSV's guard against formulas undone).
+    #[serde(deserialize_with = "csv_name")]
+    pub bot: String,
+    #[serde(default, deserialize_with = "csv_number")]
+    pub bt_elo: Option<f64>,
+    #[serde(default, deserialize_with = "csv_number")]
+    pub bt_lo: Option<f64>,
+    #[serde(default, deserialize_with = "csv_number")]
+    pub bt_hi: Option<f64>,
+    #[serde(default, deserialize_with = "csv_number")]
+    pub elo: Option<f64>,
+    #[serde(default, deserialize_with = "csv_number")]
+    pub glicko2: Option<f64>,
+    #[serde(default, deserialize_with = "csv_number")]
+    pub glicko2_rd: Option<f64>,
+    #[serde(default, deserialize_with = "csv_number")]
+    pub glicko: Option<f64>,
+    #[serde(default, deserialize_with = "csv_number")]
+    pub glicko_rd: Option<f64>,
+    #[serde(default, deserialize_with = "csv_number")]
+    pub los_next: Option<f64>,
+}
+
+fn csv_name<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    let cell = String::deserialize(d)?;
+    Ok(arena_core::record::csv_text(cell.trim()).to_string())
+}
+
+fn csv_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    let cell = String::deserialize(d)?;
+    Ok(cell.trim().parse::<f64>().ok().filter(|x| !x.is_nan()))
+}
+
+/// Reads the rows of a `ratings.csv` text (rows without a bot are skipped).
+pub fn parse_ratings(text: &str) -> Result<Vec<RatingsRow>, csv::Error> {
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(true)
+        .trim(csv::Trim::Headers)
+        .from_reader(text.as_bytes());
+    let mut rows = Vec::new();
+    for row in reader.deserialize::<RatingsRow>() {
+        let row = row?;
+        if !row.bot.is_empty() {
+            rows.push(row);
+        }
+    }
+    Ok(rows)
+}
+
+/// `dir/ratings.csv`'s rows; `Ok(None)` when there is none (ratings not
+/// computed yet) or it has no `bot` column.
+pub fn read_ratings(dir: &Path) -> Result<Option<Vec<RatingsRow>>, StoreError> {
+    let path = dir.join(RATINGS);
+    let text = match fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io_err(&path)(e)),
+    };
+    let has_bot = text
+        .lines()
+        .next()
+        .is_some_and(|h| h.split(',').any(|c| c.trim() == "bot"));
+    if !has_bot {
+        return Ok(None);
+    }
+    parse_ratings(&text)
+        .map(Some)
+        .map_err(|e| StoreError::Refused(format!("{}: {e}", path.display())))
+}
+
+/// Writes `name` in `dir` (made if missing, with its parents) as
+/// [`write_atomic`] does: the report files, which `arena ratings --out`
+/// and `arena report` may also write outside a run directory.
+pub fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, StoreError> {
+    fs::create_dir_all(dir).map_err(io_err(dir))?;
+    write_atomic(dir, name, bytes)?;
+    Ok(dir.join(name))
 }
 
 /// Appends `bytes` to `file` and syncs it; if that fails (a full disk), the

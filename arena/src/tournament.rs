@@ -46,6 +46,7 @@ impl From<StoreError> for TournamentError {
         match e {
             StoreError::Io { path, source } => TournamentError::Io { path, source },
             StoreError::Refused(m) => TournamentError::Refused(m),
+            e @ StoreError::BadRecord { .. } => TournamentError::Refused(e.to_string()),
         }
     }
 }
@@ -648,7 +649,7 @@ impl Player for RefereePlayer {
             opening: schedule::random_opening(&*self.game, job.seed, self.opening_plies),
             time: self.time,
             ponder: self.ponder,
-            log_dir: Some(self.run_dir.join("logs")),
+            log_dir: Some(self.run_dir.join(store::LOGS)),
         };
         let keep = job.seats.map(|b| self.keep[b]);
         let [mut p0, mut p1] = job.seats.map(|b| {

@@ -394,7 +394,7 @@ fn report_of_a_real_arena_match_works_in_a_headless_browser() {
         ]);
         arena_ok(&["ratings", out]);
         arena_ok(&["report", out]);
-        let records = arena::report::read_records(&dir.join("games.jsonl")).unwrap();
+        let records = arena::store::read_games_file(&dir.join("games.jsonl")).unwrap();
         assert_eq!(records.len(), 4);
         let page = dir.join("index.html");
         assert!(std::fs::read_to_string(&page)

@@ -39,7 +39,7 @@ fn nim_plays_through_match_show_and_the_report() {
         stdout.contains("4 games of nim (piles=2 stones=7 take=2 bonus=true max_plies=1000)"),
         "{stdout}"
     );
-    let records = arena::report::read_records(&dir.join("games.jsonl")).unwrap();
+    let records = arena::store::read_games_file(&dir.join("games.jsonl")).unwrap();
     assert_eq!(records.len(), 4);
     for r in &records {
         assert_eq!(r.game, "nim");

@@ -72,11 +72,14 @@ pub fn report(args: ReportArgs) -> ExitCode {
 }
 
 fn write_report(dir: &Path) -> Result<(), String> {
-    let jsonl = dir.join("games.jsonl");
-    let records = arena::report::read_records(&jsonl).map_err(|e| e.to_string())?;
-    let path = arena::report::write_html(dir, &records).map_err(|e| e.to_string())?;
+    use arena::store;
+    let records =
+        store::read_games_file(&dir.join(store::GAMES_JSONL)).map_err(|e| e.to_string())?;
+    let ratings = store::read_ratings(dir).map_err(|e| e.to_string())?;
+    let path =
+        arena::report::write_html(dir, &records, ratings.as_deref()).map_err(|e| e.to_string())?;
     println!("{}", path.display());
-    if !dir.join("ratings.csv").is_file() {
+    if ratings.is_none() {
         eprintln!(
             "note: no ratings.csv in {0}: the page shows score % instead of ratings \
              (`arena ratings {0}` computes them)",
@@ -104,7 +107,7 @@ pub fn show(args: ShowArgs) -> ExitCode {
 /// directory.
 fn jsonl_of(path: &Path) -> Result<PathBuf, String> {
     if path.is_dir() {
-        let file = path.join("games.jsonl");
+        let file = path.join(arena::store::GAMES_JSONL);
         return if file.is_file() {
             Ok(file)
         } else {
@@ -125,7 +128,7 @@ fn jsonl_of(path: &Path) -> Result<PathBuf, String> {
 
 fn show_position(path: &Path, game: Option<u64>, ply: Option<usize>) -> Result<(), String> {
     let file = &jsonl_of(path)?;
-    let records = arena::report::read_records(file).map_err(|e| e.to_string())?;
+    let records = arena::store::read_games_file(file).map_err(|e| e.to_string())?;
     let record = match game {
         None => records.first(),
         Some(k) => records.iter().find(|r| r.index == k),

@@ -236,7 +236,7 @@ pub struct CrossEntry {
 
 /// The ratings of a pool, sorted by strength.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Standings {
+pub struct Ratings {
     pub bots: Vec<BotRating>,
     /// Every pair that played, in standings order.
     pub crosstable: Vec<CrossEntry>,
@@ -254,7 +254,7 @@ pub struct Standings {
 
 /// Computes every rating and statistic of `played` (any order: they are
 /// sorted by schedule index first).
-pub fn compute(played: &[Played], opts: &RatingOptions) -> Standings {
+pub fn compute(played: &[Played], opts: &RatingOptions) -> Ratings {
     let pool = Pool::new(played);
     let n = pool.len();
     let h2h = head_to_head(&pool);
@@ -355,7 +355,7 @@ pub fn compute(played: &[Played], opts: &RatingOptions) -> Standings {
         })
         .collect();
 
-    Standings {
+    Ratings {
         bots,
         crosstable,
         los,

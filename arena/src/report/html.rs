@@ -9,12 +9,12 @@
 //! only with `textContent`, never as markup.
 
 use std::collections::BTreeMap;
-use std::io;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
 use super::summary::{self, Crosstable, RatingChart, Table, Timeline};
+use crate::store::{self, RatingsRow, StoreError};
 use arena_core::record::GameRecord;
 
 const CSS: &str = include_str!("assets/report.css");
@@ -188,11 +188,7 @@ pub fn escape_html(text: &str) -> String {
 
 /// Renders the page for `records`, titled `title`, with the standings and
 /// rating chart from `ratings` when given (else counted from the records).
-pub fn render_html(
-    title: &str,
-    records: &[GameRecord],
-    ratings: Option<&summary::Ratings>,
-) -> String {
+pub fn render_html(title: &str, records: &[GameRecord], ratings: Option<&[RatingsRow]>) -> String {
     let standings = summary::standings_table(records, ratings);
     let rating_chart = summary::rating_chart(records, ratings, &standings.bots);
     let crosstable = summary::crosstable(records, &standings.bots);
@@ -254,19 +250,21 @@ pub fn render_html(
     )
 }
 
-/// Writes `dir/index.html` for `records`, using `dir/ratings.csv` when it
-/// exists. Returns the path written.
-pub fn write_html(dir: &Path, records: &[GameRecord]) -> io::Result<PathBuf> {
-    let ratings = summary::read_ratings(dir)?;
+/// Writes `dir/index.html` for `records`, with `ratings` when there are
+/// any. Returns the path written.
+pub fn write_html(
+    dir: &Path,
+    records: &[GameRecord],
+    ratings: Option<&[RatingsRow]>,
+) -> Result<PathBuf, StoreError> {
     let title = dir
         .canonicalize()
         .ok()
         .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
         .unwrap_or_else(|| dir.display().to_string());
-    let html = render_html(&title, records, ratings.as_ref());
-    crate::store::write_atomic(dir, "index.html", html.as_bytes())
-        .map_err(|e| io::Error::other(e.to_string()))?;
-    Ok(dir.join("index.html"))
+    let html = render_html(&title, records, ratings);
+    store::write_atomic(dir, store::INDEX_HTML, html.as_bytes())?;
+    Ok(dir.join(store::INDEX_HTML))
 }
 
 #[cfg(test)]

@@ -1,16 +1,16 @@
 //! Ratings files: reads finished games (`games.csv` or `games.jsonl`) and
 //! writes `ratings.csv`, `crosstable.csv` and `los.csv` from
-//! [`Standings`](crate::rating::Standings). Column meanings and formulas:
+//! [`Ratings`](crate::rating::Ratings). Column meanings and formulas:
 //! `docs/statistics.md`.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
-use std::fs::File;
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::rating::bradley_terry::Mle;
-use crate::rating::{self, Estimate, Played, RatingOptions, Standings};
+use crate::rating::{self, Estimate, Played, RatingOptions, Ratings};
+use crate::store::{self, Games, LoadError, RatingsRow};
 use arena_core::record::{CsvRow, GameRecord};
 
 /// `ratings.csv` columns, in order. The first 16 are the stable schema;
@@ -51,29 +51,6 @@ pub const CROSSTABLE_COLUMNS: [&str; 9] = [
     "score_hi",
 ];
 
-pub const RATINGS_FILE: &str = "ratings.csv";
-pub const CROSSTABLE_FILE: &str = "crosstable.csv";
-pub const LOS_FILE: &str = "los.csv";
-
-/// Why games could not be read.
-#[derive(Debug, thiserror::Error)]
-pub enum LoadError {
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: io::Error,
-    },
-    #[error("{path}: directory has neither games.csv nor games.jsonl")]
-    NoGamesFile { path: PathBuf },
-    #[error("{path}: line {line}: {message}")]
-    Malformed {
-        path: PathBuf,
-        line: u64,
-        message: String,
-    },
-}
-
 /// Why the ratings files could not be written.
 #[derive(Debug, thiserror::Error)]
 #[error("{path}: {message}")]
@@ -90,109 +67,14 @@ pub fn spreadsheet_safe(text: &str) -> Cow<'_, str> {
     arena_core::record::csv_cell(text)
 }
 
-/// Resolves a games file: a directory means its `games.csv`, else its
-/// `games.jsonl`; a file ending in `.jsonl` is JSON Lines, anything else CSV.
-pub fn games_file(path: &Path) -> Result<PathBuf, LoadError> {
-    if path.is_dir() {
-        ["games.csv", "games.jsonl"]
-            .iter()
-            .map(|f| path.join(f))
-            .find(|p| p.is_file())
-            .ok_or_else(|| LoadError::NoGamesFile {
-                path: path.to_path_buf(),
-            })
-    } else {
-        Ok(path.to_path_buf())
-    }
-}
-
-/// Reads the games of `path` (see [`games_file`]), in file order.
+/// Reads the games of `path` (a report directory, `games.csv` or
+/// `games.jsonl`: [`store::games_file`]) as the ratings see them, in file
+/// order.
 pub fn load_games(path: &Path) -> Result<Vec<Played>, LoadError> {
-    let file = games_file(path)?;
-    if file.extension().is_some_and(|e| e == "jsonl") {
-        load_jsonl(&file)
-    } else {
-        load_csv(&file)
-    }
-}
-
-fn open(path: &Path) -> Result<File, LoadError> {
-    File::open(path).map_err(|source| LoadError::Io {
-        path: path.to_path_buf(),
-        source,
+    Ok(match store::read_games(path)? {
+        Games::Records(records) => records.iter().map(Played::from).collect(),
+        Games::Rows(rows) => rows.iter().map(Played::from).collect(),
     })
-}
-
-/// Reads `games.csv` rows (the [`CsvRow`] schema).
-pub fn load_csv(path: &Path) -> Result<Vec<Played>, LoadError> {
-    let mut reader = csv::Reader::from_reader(BufReader::new(open(path)?));
-    let headers = reader
-        .headers()
-        .map_err(|e| csv_error(path, e, &[]))?
-        .iter()
-        .map(str::to_string)
-        .collect::<Vec<_>>();
-    let mut games = Vec::new();
-    for row in reader.deserialize::<CsvRow>() {
-        let row = row.map_err(|e| csv_error(path, e, &headers))?;
-        games.push(Played::from(&row));
-    }
-    Ok(games)
-}
-
-fn csv_error(path: &Path, e: csv::Error, headers: &[String]) -> LoadError {
-    let malformed = |line: Option<u64>, message: String| LoadError::Malformed {
-        path: path.to_path_buf(),
-        line: line.unwrap_or(0),
-        message,
-    };
-    match e.into_kind() {
-        csv::ErrorKind::Io(source) => LoadError::Io {
-            path: path.to_path_buf(),
-            source,
-        },
-        csv::ErrorKind::Deserialize { pos, err } => {
-            let what = match err.field().and_then(|f| headers.get(f as usize)) {
-                Some(col) => format!("column `{col}`: {}", err.kind()),
-                None => err.kind().to_string(),
-            };
-            malformed(pos.map(|p| p.line()), what)
-        }
-        csv::ErrorKind::UnequalLengths {
-            pos,
-            expected_len,
-            len,
-        } => malformed(
-            pos.map(|p| p.line()),
-            format!("{len} fields where the header has {expected_len}"),
-        ),
-        csv::ErrorKind::Utf8 { pos, err } => {
-            malformed(pos.map(|p| p.line()), format!("not UTF-8: {err}"))
-        }
-        other => malformed(None, format!("{other:?}")),
-    }
-}
-
-/// Reads `games.jsonl` (one [`GameRecord`] per line; blank lines skipped).
-pub fn load_jsonl(path: &Path) -> Result<Vec<Played>, LoadError> {
-    let reader = BufReader::new(open(path)?);
-    let mut games = Vec::new();
-    for (n, line) in reader.lines().enumerate() {
-        let line = line.map_err(|source| LoadError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let rec: GameRecord = serde_json::from_str(&line).map_err(|e| LoadError::Malformed {
-            path: path.to_path_buf(),
-            line: n as u64 + 1,
-            message: e.to_string(),
-        })?;
-        games.push(Played::from(&rec));
-    }
-    Ok(games)
 }
 
 fn opt(x: Option<f64>, decimals: usize) -> String {
@@ -200,7 +82,7 @@ fn opt(x: Option<f64>, decimals: usize) -> String {
 }
 
 /// `ratings.csv`, strongest bot first.
-pub fn write_ratings_csv<W: Write>(out: W, s: &Standings) -> csv::Result<()> {
+pub fn write_ratings_csv<W: Write>(out: W, s: &Ratings) -> csv::Result<()> {
     let mut w = csv::Writer::from_writer(out);
     w.write_record(RATINGS_COLUMNS)?;
     for b in &s.bots {
@@ -233,7 +115,7 @@ pub fn write_ratings_csv<W: Write>(out: W, s: &Standings) -> csv::Result<()> {
 }
 
 /// `crosstable.csv`: every pair that played.
-pub fn write_crosstable_csv<W: Write>(out: W, s: &Standings) -> csv::Result<()> {
+pub fn write_crosstable_csv<W: Write>(out: W, s: &Ratings) -> csv::Result<()> {
     let mut w = csv::Writer::from_writer(out);
     w.write_record(CROSSTABLE_COLUMNS)?;
     for c in &s.crosstable {
@@ -259,7 +141,7 @@ pub fn write_crosstable_csv<W: Write>(out: W, s: &Standings) -> csv::Result<()> 
 /// row i, column j is the likelihood that i is stronger than j from their
 /// head-to-head decisive games (empty on the diagonal and without
 /// decisive games).
-pub fn write_los_csv<W: Write>(out: W, s: &Standings) -> csv::Result<()> {
+pub fn write_los_csv<W: Write>(out: W, s: &Ratings) -> csv::Result<()> {
     let mut w = csv::Writer::from_writer(out);
     let mut header = vec!["bot".to_string()];
     header.extend(
@@ -278,30 +160,52 @@ pub fn write_los_csv<W: Write>(out: W, s: &Standings) -> csv::Result<()> {
 }
 
 /// Writes `ratings.csv`, `crosstable.csv` and `los.csv` into `dir`
-/// (created if missing); returns their paths.
-pub fn write_ratings_files(dir: &Path, s: &Standings) -> Result<Vec<PathBuf>, WriteError> {
-    std::fs::create_dir_all(dir).map_err(|e| WriteError {
-        path: dir.to_path_buf(),
-        message: e.to_string(),
-    })?;
-    type Writer = fn(File, &Standings) -> csv::Result<()>;
+/// (created if missing; files mode 0600, as every file of a run); returns
+/// their paths.
+pub fn write_ratings_files(dir: &Path, s: &Ratings) -> Result<Vec<PathBuf>, WriteError> {
+    type Writer = fn(&mut Vec<u8>, &Ratings) -> csv::Result<()>;
     let files: [(&str, Writer); 3] = [
-        (RATINGS_FILE, write_ratings_csv),
-        (CROSSTABLE_FILE, write_crosstable_csv),
-        (LOS_FILE, write_los_csv),
+        (store::RATINGS, |out, s| write_ratings_csv(out, s)),
+        (store::CROSSTABLE, |out, s| write_crosstable_csv(out, s)),
+        (store::LOS, |out, s| write_los_csv(out, s)),
     ];
     let mut written = Vec::new();
     for (name, write) in files {
-        let path = dir.join(name);
         let fail = |message: String| WriteError {
-            path: path.clone(),
+            path: dir.join(name),
             message,
         };
-        let file = File::create(&path).map_err(|e| fail(e.to_string()))?;
-        write(file, s).map_err(|e| fail(e.to_string()))?;
+        let mut bytes = Vec::new();
+        write(&mut bytes, s).map_err(|e| fail(e.to_string()))?;
+        let path = store::write_file(dir, name, &bytes).map_err(|e| match e {
+            store::StoreError::Io { path, source } => WriteError {
+                path,
+                message: source.to_string(),
+            },
+            other => fail(other.to_string()),
+        })?;
         written.push(path);
     }
     Ok(written)
+}
+
+/// The ratings as the report draws them (what `ratings.csv` says, unrounded).
+pub fn rows(s: &Ratings) -> Vec<RatingsRow> {
+    s.bots
+        .iter()
+        .map(|b| RatingsRow {
+            bot: b.name.clone(),
+            bt_elo: Some(b.bt_elo),
+            bt_lo: b.bt_interval.map(|i| i.lo),
+            bt_hi: b.bt_interval.map(|i| i.hi),
+            elo: Some(b.elo),
+            glicko2: Some(b.glicko2),
+            glicko2_rd: Some(b.glicko2_rd),
+            glicko: Some(b.glicko),
+            glicko_rd: Some(b.glicko_rd),
+            los_next: b.los_next,
+        })
+        .collect()
 }
 
 /// Rates `records` and writes the three files into `dir`: what a
@@ -310,7 +214,7 @@ pub fn write_ratings_for_records(
     dir: &Path,
     records: &[GameRecord],
     opts: &RatingOptions,
-) -> Result<Standings, WriteError> {
+) -> Result<Ratings, WriteError> {
     let played: Vec<Played> = records.iter().map(Played::from).collect();
     let s = rating::compute(&played, opts);
     write_ratings_files(dir, &s)?;
@@ -322,7 +226,7 @@ pub fn write_ratings_for_rows(
     dir: &Path,
     rows: &[CsvRow],
     opts: &RatingOptions,
-) -> Result<Standings, WriteError> {
+) -> Result<Ratings, WriteError> {
     let played: Vec<Played> = rows.iter().map(Played::from).collect();
     let s = rating::compute(&played, opts);
     write_ratings_files(dir, &s)?;
@@ -342,7 +246,7 @@ fn end(x: f64) -> String {
 /// bot, ordered by the Bradley-Terry rating, with its 95% interval and the
 /// likelihood of superiority over the bot below. (Elo, Glicko and
 /// Glicko-2 are in `ratings.csv`.)
-pub fn standings_table(s: &Standings) -> String {
+pub fn standings_table(s: &Ratings) -> String {
     let width = s
         .bots
         .iter()
@@ -574,7 +478,7 @@ mod tests {
         let rows: Vec<CsvRow> = records.iter().map(CsvRow::from).collect();
         let from_rows = write_ratings_for_rows(&b, &rows, &opts).unwrap();
         assert_eq!(from_records, from_rows);
-        for f in [RATINGS_FILE, CROSSTABLE_FILE, LOS_FILE] {
+        for f in [store::RATINGS, store::CROSSTABLE, store::LOS] {
             assert_eq!(
                 std::fs::read(a.join(f)).unwrap(),
                 std::fs::read(b.join(f)).unwrap()

@@ -1,15 +1,15 @@
-//! Numbers behind the report, computed from game records (and the ratings
-//! CSV when the rating step has written one): standings, the crosstable, the
-//! score over time and the intervals the rating chart draws.
+//! Numbers behind the report, computed from game records and, when there
+//! are any, the ratings (just computed, or read from `ratings.csv`):
+//! standings, the crosstable, the score over time and the intervals the
+//! rating chart draws.
 
 use std::collections::BTreeMap;
-use std::io;
-use std::path::Path;
 
 use serde::Serialize;
 
 use crate::rating::stats;
 use crate::standings::{Row, Standings, Tally};
+use crate::store::RatingsRow;
 use arena_core::record::GameRecord;
 
 /// Records in schedule order (by `index`), whatever order the file had.
@@ -34,98 +34,6 @@ pub fn standings_from_records(records: &[GameRecord]) -> Vec<Row> {
     rows
 }
 
-/// `ratings.csv` as written by the rating step, read by header names so
-/// that added or reordered columns do no harm.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Ratings {
-    pub headers: Vec<String>,
-    pub rows: Vec<Vec<String>>,
-}
-
-impl Ratings {
-    pub fn column(&self, name: &str) -> Option<usize> {
-        self.headers.iter().position(|h| h == name)
-    }
-
-    pub fn get<'a>(&'a self, row: &'a [String], name: &str) -> Option<&'a str> {
-        self.column(name)
-            .and_then(|i| row.get(i))
-            .map(|s| s.trim())
-            .filter(|s| !s.is_empty())
-    }
-
-    pub fn num(&self, row: &[String], name: &str) -> Option<f64> {
-        self.get(row, name)
-            .and_then(|s| s.parse::<f64>().ok())
-            .filter(|x| x.is_finite())
-    }
-
-    /// An interval end: a number, or `inf` / `-inf` where the games put no
-    /// bound on that side.
-    pub fn bound(&self, row: &[String], name: &str) -> Option<f64> {
-        self.get(row, name)
-            .and_then(|s| s.parse::<f64>().ok())
-            .filter(|x| !x.is_nan())
-    }
-
-    /// The row of `bot`, if any.
-    pub fn row(&self, bot: &str) -> Option<&[String]> {
-        self.rows
-            .iter()
-            .find(|r| self.get(r, "bot") == Some(bot))
-            .map(Vec::as_slice)
-    }
-
-    pub fn parse(text: &str) -> Result<Ratings, csv::Error> {
-        let mut reader = csv::ReaderBuilder::new()
-            .flexible(true)
-            .from_reader(text.as_bytes());
-        let headers: Vec<String> = reader
-            .headers()?
-            .iter()
-            .map(|h| h.trim().to_string())
-            .collect();
-        let bot = headers.iter().position(|h| h == "bot");
-        let mut rows = Vec::new();
-        for row in reader.records() {
-            let mut row: Vec<String> = row?.iter().map(str::to_string).collect();
-            if let Some(cell) = bot.and_then(|b| row.get_mut(b)) {
-                *cell = spreadsheet_unsafe(cell).to_string();
-            }
-            rows.push(row);
-        }
-        Ok(Ratings { headers, rows })
-    }
-}
-
-/// Undoes the rating step's guard against spreadsheet formulas: a bot name
-/// that starts with `=`, `+`, `-`, `@`, tab or carriage return is written
-/// with a `'` before it.
-fn spreadsheet_unsafe(name: &str) -> &str {
-    match name.strip_prefix('\'') {
-        Some(rest) if rest.starts_with(['=', '+', '-', '@', '\t', '\r']) => rest,
-        _ => name,
-    }
-}
-
-/// Reads `dir/ratings.csv`; `Ok(None)` when there is none (ratings not
-/// computed yet) or it has no `bot` column.
-pub fn read_ratings(dir: &Path) -> io::Result<Option<Ratings>> {
-    let path = dir.join("ratings.csv");
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", path.display()))),
-    };
-    let ratings = Ratings::parse(&text).map_err(|e| {
-        io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("{}: {e}", path.display()),
-        )
-    })?;
-    Ok(ratings.column("bot").map(|_| ratings))
-}
-
 /// The standings table as the page shows it: labels, cells already
 /// formatted, and which columns are numbers (right-aligned).
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -146,7 +54,7 @@ fn fmt_num(x: f64, decimals: usize) -> String {
 /// Builds the standings: from `ratings` when given (its row order, its
 /// rating columns), else from the records. Win/draw/loss counts always come
 /// from the records, so the two sources agree on them.
-pub fn standings_table(records: &[GameRecord], ratings: Option<&Ratings>) -> Table {
+pub fn standings_table(records: &[GameRecord], ratings: Option<&[RatingsRow]>) -> Table {
     let lines = standings_from_records(records);
     let by_name: BTreeMap<&str, &Tally> =
         lines.iter().map(|l| (l.name.as_str(), &l.tally)).collect();
@@ -157,27 +65,19 @@ pub fn standings_table(records: &[GameRecord], ratings: Option<&Ratings>) -> Tab
     .to_vec();
     let mut numeric = vec![true, false, true, true, true, true, true, true, true];
     let mut bots: Vec<String> = Vec::new();
-    let mut rating_cols: Vec<(&str, &str, Option<&str>, usize)> = Vec::new();
+    let mut rating_cols: Vec<&RatingColumn> = Vec::new();
     let source;
     if let Some(r) = ratings {
-        source = "ratings.csv";
-        for name in r.rows.iter().filter_map(|row| r.get(row, "bot")) {
-            if !bots.iter().any(|b| b == name) {
-                bots.push(name.to_string());
+        source = crate::store::RATINGS;
+        for row in r {
+            if !bots.contains(&row.bot) {
+                bots.push(row.bot.clone());
             }
         }
-        // (label, column, its ± or interval partner, decimals)
-        for (label, key, extra, dec) in [
-            ("BT Elo", "bt_elo", None, 0),
-            ("95% interval", "bt_lo", Some("bt_hi"), 0),
-            ("Elo", "elo", None, 0),
-            ("Glicko-2", "glicko2", Some("glicko2_rd"), 0),
-            ("Glicko", "glicko", Some("glicko_rd"), 0),
-            ("LOS next", "los_next", None, 2),
-        ] {
-            if r.column(key).is_some() {
-                rating_cols.push((label, key, extra, dec));
-                columns.push(label.to_string());
+        for col in RATING_COLUMNS {
+            if r.iter().any(|row| (col.value)(row).is_some()) {
+                rating_cols.push(col);
+                columns.push(col.label.to_string());
                 numeric.push(true);
             }
         }
@@ -207,27 +107,19 @@ pub fn standings_table(records: &[GameRecord], ratings: Option<&Ratings>) -> Tab
             l.forfeits.to_string(),
             fmt_num(l.score_pct().unwrap_or(0.0), 1),
         ];
-        if let Some(r) = ratings {
-            let rrow = r.row(bot);
-            for &(_, key, extra, dec) in &rating_cols {
-                let read = |row, k| {
-                    if k == "bt_lo" || k == "bt_hi" {
-                        r.bound(row, k)
-                    } else {
-                        r.num(row, k)
-                    }
-                };
-                let v = rrow.and_then(|row| read(row, key));
-                let e = extra.and_then(|k| rrow.and_then(|row| read(row, k)));
-                row.push(match (key, v, e) {
-                    (_, None, _) => String::new(),
-                    ("bt_lo", Some(lo), Some(hi)) => {
-                        format!("{} .. {}", fmt_num(lo, dec), fmt_num(hi, dec))
-                    }
-                    (_, Some(v), Some(e)) => format!("{} ± {}", fmt_num(v, dec), fmt_num(e, dec)),
-                    (_, Some(v), None) => fmt_num(v, dec),
-                });
-            }
+        let rated = ratings.and_then(|r| r.iter().find(|row| &row.bot == bot));
+        for col in &rating_cols {
+            let v = rated.and_then(col.value);
+            let e = rated.and_then(|row| col.extra.and_then(|x| x(row)));
+            let dec = col.decimals;
+            row.push(match (v, e) {
+                (None, _) => String::new(),
+                (Some(lo), Some(hi)) if col.interval => {
+                    format!("{} .. {}", fmt_num(lo, dec), fmt_num(hi, dec))
+                }
+                (Some(v), Some(e)) => format!("{} ± {}", fmt_num(v, dec), fmt_num(e, dec)),
+                (Some(v), None) => fmt_num(v, dec),
+            });
         }
         rows.push(row);
     }
@@ -239,6 +131,67 @@ pub fn standings_table(records: &[GameRecord], ratings: Option<&Ratings>) -> Tab
         bots,
     }
 }
+
+/// A column of ratings in the standings: its label, its value (and the
+/// value shown beside it: ± a deviation, or the interval's other end).
+struct RatingColumn {
+    label: &'static str,
+    value: fn(&RatingsRow) -> Option<f64>,
+    extra: Option<fn(&RatingsRow) -> Option<f64>>,
+    /// `lo .. hi` rather than `value ± extra`.
+    interval: bool,
+    decimals: usize,
+}
+
+/// Finite values only, but an interval's end may be infinite (no bound).
+fn finite(x: Option<f64>) -> Option<f64> {
+    x.filter(|x| x.is_finite())
+}
+
+const RATING_COLUMNS: &[RatingColumn] = &[
+    RatingColumn {
+        label: "BT Elo",
+        value: |r| finite(r.bt_elo),
+        extra: None,
+        interval: false,
+        decimals: 0,
+    },
+    RatingColumn {
+        label: "95% interval",
+        value: |r| r.bt_lo,
+        extra: Some(|r| r.bt_hi),
+        interval: true,
+        decimals: 0,
+    },
+    RatingColumn {
+        label: "Elo",
+        value: |r| finite(r.elo),
+        extra: None,
+        interval: false,
+        decimals: 0,
+    },
+    RatingColumn {
+        label: "Glicko-2",
+        value: |r| finite(r.glicko2),
+        extra: Some(|r| finite(r.glicko2_rd)),
+        interval: false,
+        decimals: 0,
+    },
+    RatingColumn {
+        label: "Glicko",
+        value: |r| finite(r.glicko),
+        extra: Some(|r| finite(r.glicko_rd)),
+        interval: false,
+        decimals: 0,
+    },
+    RatingColumn {
+        label: "LOS next",
+        value: |r| finite(r.los_next),
+        extra: None,
+        interval: false,
+        decimals: 2,
+    },
+];
 
 /// One bar of the rating chart: a value and its interval.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -264,20 +217,20 @@ pub struct RatingChart {
 /// with a Wilson interval. Bars follow `order`.
 pub fn rating_chart(
     records: &[GameRecord],
-    ratings: Option<&Ratings>,
+    ratings: Option<&[RatingsRow]>,
     order: &[String],
 ) -> RatingChart {
-    if let Some(r) = ratings.filter(|r| r.column("bt_elo").is_some()) {
+    if let Some(r) = ratings {
         let bars: Vec<ChartBar> = order
             .iter()
             .filter_map(|bot| {
-                let row = r.row(bot)?;
-                let value = r.num(row, "bt_elo")?;
+                let row = r.iter().find(|row| &row.bot == bot)?;
+                let value = finite(row.bt_elo)?;
                 Some(ChartBar {
                     bot: bot.clone(),
                     value,
-                    lo: r.bound(row, "bt_lo").unwrap_or(value),
-                    hi: r.bound(row, "bt_hi").unwrap_or(value),
+                    lo: row.bt_lo.unwrap_or(value),
+                    hi: row.bt_hi.unwrap_or(value),
                 })
             })
             .collect();
@@ -470,11 +423,12 @@ mod tests {
     #[test]
     fn ratings_csv_is_read_by_header_names_and_orders_the_table() {
         let csv = "games,bot,bt_elo,bt_lo,bt_hi,elo,extra\n3,c,50,-10,110,20,x\n\
-                   3,a,-20,-90,40,-5,y\n1,'-z,0,,,0,\n1,'x,0,,,0,\n";
-        let r = Ratings::parse(csv).unwrap();
+                   3,a,-20,-90,40,-5,y\n1,'-z,0,,,0,\n1,''x,0,,,0,\n";
+        let r = crate::store::parse_ratings(csv).unwrap();
         let t = standings_table(&sample(), Some(&r));
         assert_eq!(t.source, "ratings.csv");
-        // `'-z` is how the rating step writes the name `-z`; `'x` is a name.
+        // `'-z` is how the rating step writes the name `-z`, `''x` the name
+        // `'x`.
         assert_eq!(t.bots, ["c", "a", "-z", "'x", "b"]);
         let col = |name: &str| t.columns.iter().position(|c| c == name).unwrap();
         assert_eq!(t.rows[0][col("BT Elo")], "50");
