@@ -26,11 +26,11 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::config::{FormatKind, Normalized, NormalizedBot};
 use crate::lanes::Lanes;
 use crate::process::{BotSpec, Limits};
 use crate::referee::{run_game, BotSlot, GameSetup, TimeControl};
-use crate::tournament::{self, ProgressMode, RefereePlayer, RunOptions};
+use crate::run::config::{FormatKind, Normalized, NormalizedBot};
+use crate::run::{self, ProgressMode, RefereePlayer, RunOptions};
 use arena_core::games::{self, AnyGame, Game, Outcome, ParamError, Params, ParseError, Seat};
 
 /// Targets from the issue: plain C implementations of the same rules on this
@@ -895,13 +895,13 @@ fn tournament_once(
     let cpu0 = process_cpu_seconds();
     let start = Instant::now();
     let summary = rt
-        .block_on(tournament::run(config, player, &opts))
+        .block_on(run::run(config, player, &opts))
         .map_err(|e| format!("bench tournament: {e}"))?;
     let secs = start.elapsed().as_secs_f64();
     let peak = status_kib("VmHWM:").unwrap_or(0.0);
     drop(rt);
     let cpu = process_cpu_seconds() - cpu0;
-    let records = tournament::read_records(&out.join(tournament::GAMES_JSONL))
+    let records = crate::store::read_records(&out.join(crate::store::GAMES_JSONL))
         .map_err(|e| format!("bench tournament: {e}"))?;
     if records.len() != summary.games {
         return Err(format!(

@@ -39,7 +39,7 @@ pub struct CheckBotArgs {
     #[arg(long)]
     pub game: String,
     /// A game parameter for the full games, as key=value (repeatable).
-    #[arg(long = "param", value_name = "KEY=VALUE", value_parser = crate::config::parse_param)]
+    #[arg(long = "param", value_name = "KEY=VALUE", value_parser = crate::run::config::parse_param)]
     pub params: Vec<(String, String)>,
     /// Limit per decision, in ms (as in `arena match --movetime`).
     #[arg(long, value_name = "MS", default_value_t = 100)]
@@ -200,7 +200,8 @@ pub fn main(args: CheckBotArgs) -> ExitCode {
         return ExitCode::from(2);
     }
     let here = std::env::current_dir().unwrap_or_else(|_| ".".into());
-    let problem = crate::config::executable_problem(&args.command[0], &here, &Default::default());
+    let problem =
+        crate::run::config::executable_problem(&args.command[0], &here, &Default::default());
     if let Some(problem) = problem {
         eprintln!("arena check-bot: cannot start bot command: {problem}");
         return ExitCode::from(2);

@@ -6,11 +6,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use crate::config::{self, Config};
 use crate::process::{BotSpec, Limits};
 use crate::rating::RatingOptions;
-use crate::schedule::Shard;
-use crate::tournament::{self, ProgressMode, RefereePlayer, RunOptions, TournamentError};
+use crate::run::config::{self, Config};
+use crate::run::schedule::Shard;
+use crate::run::{self, ProgressMode, RefereePlayer, RunOptions, TournamentError};
 
 /// `arena tournament CONFIG`.
 #[derive(clap::Args, Debug)]
@@ -214,7 +214,7 @@ fn run_tournament(args: &TournamentArgs, path: &Path) -> Result<(), Failure> {
         .build()
         .expect("the tokio runtime starts");
     let summary = runtime
-        .block_on(tournament::run(&normalized, Arc::new(player), &opts))
+        .block_on(run::run(&normalized, Arc::new(player), &opts))
         .map_err(Failure::Run)?;
     println!();
     println!(
@@ -238,8 +238,8 @@ fn run_tournament(args: &TournamentArgs, path: &Path) -> Result<(), Failure> {
     println!(
         "reports: {} ({}, {})",
         summary.dir.display(),
-        tournament::GAMES_JSONL,
-        tournament::GAMES_CSV
+        crate::store::GAMES_JSONL,
+        crate::store::GAMES_CSV
     );
     if args.shard.is_none() {
         let written = crate::report::write_all(&summary.dir, &RatingOptions::default())
@@ -252,14 +252,14 @@ fn run_tournament(args: &TournamentArgs, path: &Path) -> Result<(), Failure> {
 
 /// Runs `arena merge`; prints errors and returns the exit code.
 pub fn merge(args: MergeArgs) -> ExitCode {
-    match tournament::merge(&args.dirs, args.out.as_deref()) {
+    match run::merge::merge(&args.dirs, args.out.as_deref()) {
         Ok(s) => {
             println!("merged {} games from {} runs", s.games, args.dirs.len());
             println!(
                 "reports: {} ({}, {})",
                 s.dir.display(),
-                tournament::GAMES_JSONL,
-                tournament::GAMES_CSV
+                crate::store::GAMES_JSONL,
+                crate::store::GAMES_CSV
             );
             match crate::report::write_all(&s.dir, &RatingOptions::default()) {
                 Ok(written) => {

@@ -7,13 +7,13 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 
 use arena::display::escape;
-use arena::matchplay::{self, MatchConfig, MatchError, MatchRun};
 use arena::process::{self, BotSpec, Limits};
 use arena::rating::{self, RatingOptions};
 use arena::referee::TimeControl;
 use arena::report::ratings as ratings_report;
+use arena::run::matchplay::{self, MatchConfig, MatchError, MatchRun};
+use arena::run::TournamentError;
 use arena::standings::Tally;
-use arena::tournament::TournamentError;
 use arena_core::games;
 use arena_core::record::GameRecord;
 
@@ -96,7 +96,7 @@ struct MatchArgs {
     #[arg(long = "bot", value_name = "NAME=COMMAND")]
     bots: Vec<String>,
     /// A game parameter as key=value (repeatable).
-    #[arg(long = "param", value_name = "KEY=VALUE", value_parser = arena::config::parse_param)]
+    #[arg(long = "param", value_name = "KEY=VALUE", value_parser = arena::run::config::parse_param)]
     params: Vec<(String, String)>,
     /// Number of games (seats alternate; games 2k and 2k+1 share a seed).
     /// With --sprt, the most games to play [default: 2, or 20000 with --sprt].
@@ -123,11 +123,11 @@ struct MatchArgs {
     /// fastchess: 60+0.6 (60 s, 0.6 s more per move), 1:30+1, 10 (no
     /// increment). Instead of --time and --inc.
     #[arg(long, value_name = "SECS+INC", conflicts_with_all = ["time", "inc"],
-          value_parser = arena::config::parse_tc)]
+          value_parser = arena::run::config::parse_tc)]
     tc: Option<(u64, u64)>,
     /// Limit per decision in seconds, e.g. 0.2. Instead of --movetime.
     #[arg(long, value_name = "SECS", conflicts_with = "movetime",
-          value_parser = arena::config::parse_st)]
+          value_parser = arena::run::config::parse_st)]
     st: Option<u64>,
     /// Overrun tolerated before a bot loses on time, in ms.
     #[arg(long, value_name = "MS", default_value_t = 50)]
@@ -245,7 +245,7 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
         spec.resources = args.bot_limits.resources()?;
         spec.sandbox = sandbox;
         let problem =
-            arena::config::executable_problem(&spec.command[0], &here, &Default::default());
+            arena::run::config::executable_problem(&spec.command[0], &here, &Default::default());
         if let Some(problem) = problem {
             return Err(format!("bot `{}`: {problem}", spec.name));
         }
@@ -267,10 +267,10 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
     let games = args
         .games
         .unwrap_or(if args.sprt.is_some() { 20_000 } else { 2 });
-    if games == 0 || games > arena::schedule::MAX_GAMES {
+    if games == 0 || games > arena::run::schedule::MAX_GAMES {
         return Err(format!(
             "--games must be from 1 to {} (got {games})",
-            arena::schedule::MAX_GAMES
+            arena::run::schedule::MAX_GAMES
         ));
     }
     if args.sprt.is_some() && games % 2 == 1 {

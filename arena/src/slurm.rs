@@ -18,8 +18,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 
-use crate::config::Config;
-use crate::tournament::{self, Manifest};
+use crate::run;
+use crate::run::config::Config;
+use crate::store::Manifest;
 
 /// `arena slurm CONFIG --shards N`.
 #[derive(clap::Args, Debug)]
@@ -209,7 +210,7 @@ impl Plan {
         );
         l.push(format!(
             "if ! grep -qs '\"status\": \"complete\"' \"$run/{}\"; then",
-            tournament::MANIFEST
+            crate::store::MANIFEST
         ));
         let dirs: Vec<String> = (1..=n)
             .map(|k| format!("\"$run/shard-{k}-of-{n}\""))
@@ -291,7 +292,7 @@ fn run(args: &SlurmArgs) -> Result<(), (u8, String)> {
         extra: args.sbatch.clone(),
     };
     plan.check().map_err(usage)?;
-    let pairs: std::collections::BTreeSet<u64> = tournament::jobs_for(&config.normalized())
+    let pairs: std::collections::BTreeSet<u64> = run::runner::jobs_for(&config.normalized())
         .iter()
         .map(|j| j.pair)
         .collect();

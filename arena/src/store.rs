@@ -33,9 +33,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::Normalized;
 use crate::display::escape;
-use crate::schedule::{GameJob, Shard};
+use crate::run::config::Normalized;
+use crate::run::schedule::{GameJob, Shard};
 use arena_core::record::{CsvRow, GameRecord, CSV_HEADER};
 
 pub const MANIFEST: &str = "tournament.json";
@@ -775,7 +775,7 @@ impl Manifest {
     }
 
     /// The manifest in `dir`, if there is one. A manifest that is not one
-    /// (too big, not JSON, a schedule beyond [`crate::schedule::MAX_GAMES`],
+    /// (too big, not JSON, a schedule beyond [`crate::run::schedule::MAX_GAMES`],
     /// a file list naming paths outside the directory) is refused.
     pub fn read(dir: &Path) -> Result<Option<Manifest>, StoreError> {
         let path = dir.join(MANIFEST);
@@ -790,20 +790,20 @@ impl Manifest {
         };
         let m: Manifest = serde_json::from_slice(&bytes).map_err(|e| bad(e.to_string()))?;
         let c = &m.config;
-        let len = crate::schedule::schedule_len(c.format, c.bots.len(), u64::from(c.games));
-        if len > u128::from(crate::schedule::MAX_GAMES) || len != u128::from(m.total_games) {
+        let len = crate::run::schedule::schedule_len(c.format, c.bots.len(), u64::from(c.games));
+        if len > u128::from(crate::run::schedule::MAX_GAMES) || len != u128::from(m.total_games) {
             return Err(bad(format!(
                 "its config has {len} games, it says {}",
                 m.total_games
             )));
         }
         let champion_ok = match c.format {
-            crate::config::FormatKind::Gauntlet => c
+            crate::run::config::FormatKind::Gauntlet => c
                 .champion
                 .as_ref()
                 .is_some_and(|ch| c.bots.iter().any(|b| &b.name == ch)),
-            crate::config::FormatKind::Match => c.bots.len() == 2,
-            crate::config::FormatKind::RoundRobin => true,
+            crate::run::config::FormatKind::Match => c.bots.len() == 2,
+            crate::run::config::FormatKind::RoundRobin => true,
         };
         if !champion_ok || c.bots.len() < 2 {
             return Err(bad("its config is not one arena writes".into()));

@@ -13,9 +13,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use arena::matchplay::{self, MatchConfig};
 use arena::process::{Bot, BotSpec, Limits, ResourceLimits, Sandbox};
 use arena::referee::TimeControl;
+use arena::run::matchplay::{self, MatchConfig};
 use arena_core::games;
 use arena_core::record::{GameRecord, Reason};
 

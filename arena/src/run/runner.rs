@@ -1,25 +1,25 @@
-//! Running a schedule: concurrency, resume, shards, merge and progress. No
-//! rating maths and no game rules here: games are played by a [`Player`]
-//! (the referee in the binary, a fake in tests); the run directory and its
+//! Running a schedule (a tournament's, a shard of it, a match's): games on
+//! concurrent lanes in schedule order, resume, stop rules, the live
+//! standings. No rating maths and no game rules here: games are played by
+//! a [`Player`] (the referee, a fake in tests); the run directory and its
 //! records are [`crate::store`]'s.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::future::Future;
-use std::io::{self, IsTerminal};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
-use crate::config::Normalized;
+use super::config::Normalized;
+use super::progress::{Progress, ProgressMode};
+use super::schedule::{self, GameJob, Shard};
 use crate::lanes::Lanes;
-use crate::schedule::{self, GameJob, Shard};
 use crate::standings::Standings;
-use crate::store::{self, RunLock, StopRule, StoreError, Writer};
-use arena_core::record::GameRecord;
-
-pub use crate::store::{
-    read_records, write_games, Manifest, GAMES_CSV, GAMES_JSONL, JOURNAL, LOCK, MANIFEST,
+use crate::store::{
+    self, read_records, Manifest, RunLock, StopRule, StoreError, Writer, GAMES_JSONL, JOURNAL,
+    MANIFEST,
 };
+use arena_core::record::GameRecord;
 
 /// Why a tournament or a merge stopped.
 #[derive(Debug, thiserror::Error)]
@@ -89,16 +89,6 @@ pub fn jobs_for(config: &Normalized) -> Vec<GameJob> {
         config.games,
         config.seed,
     )
-}
-
-/// How progress is shown.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ProgressMode {
-    /// A bar on a terminal, plain periodic lines otherwise.
-    Auto,
-    /// Plain lines every `every`.
-    Plain,
-    Quiet,
 }
 
 /// How to run.
@@ -501,382 +491,19 @@ async fn drive_lanes<P: Player>(
     }
 }
 
-/// Progress on stderr: a bar with ETA and live standings on a terminal, a
-/// plain line every few seconds otherwise, nothing with `--quiet`.
-struct Progress {
-    bar: Option<indicatif::ProgressBar>,
-    plain: Option<std::sync::Mutex<(Instant, Instant)>>,
-    name: String,
-    total: u64,
-    already: u64,
-}
-
-const PLAIN_EVERY: Duration = Duration::from_secs(5);
-
-impl Progress {
-    fn new(mode: ProgressMode, name: &str, total: u64, already: u64) -> Self {
-        let tty = std::io::stderr().is_terminal();
-        let (bar, plain) = match mode {
-            ProgressMode::Quiet => (None, None),
-            ProgressMode::Auto if tty => {
-                let bar = indicatif::ProgressBar::new(total);
-                bar.set_style(
-                    indicatif::ProgressStyle::with_template(
-                        "{prefix} [{bar:30}] {pos}/{len} games, {elapsed} elapsed, ETA {eta}\n  {wide_msg}",
-                    )
-                    .expect("valid template")
-                    .progress_chars("=> "),
-                );
-                bar.set_prefix(name.to_string());
-                bar.set_position(already);
-                bar.reset_eta();
-                (Some(bar), None)
-            }
-            _ => {
-                let now = Instant::now();
-                (None, Some(std::sync::Mutex::new((now, now))))
-            }
-        };
-        Progress {
-            bar,
-            plain,
-            name: name.to_string(),
-            total,
-            already,
-        }
-    }
-
-    fn update(&self, done: u64, standings: &Standings) {
-        if let Some(bar) = &self.bar {
-            bar.set_message(standings.one_line());
-            bar.set_position(done);
-        }
-        if let Some(plain) = &self.plain {
-            let mut times = plain.lock().expect("progress lock");
-            let now = Instant::now();
-            if done == self.already
-                || (now.duration_since(times.1) < PLAIN_EVERY && done < self.total)
-            {
-                return;
-            }
-            times.1 = now;
-            let played = done - self.already;
-            let eta = if played > 0 {
-                let per = now.duration_since(times.0).as_secs_f64() / played as f64;
-                format!(", ETA {:.0}s", per * (self.total - done) as f64)
-            } else {
-                String::new()
-            };
-            eprintln!(
-                "[{}] {done}/{} games{eta}; {}",
-                self.name,
-                self.total,
-                standings.one_line()
-            );
-        }
-    }
-
-    fn finish(&self) {
-        if let Some(bar) = &self.bar {
-            bar.finish();
-        }
-    }
-}
-
-/// Plays scheduled games with the referee, the random opening drawn from the
-/// game seed. A bot gets a fresh process for every game, unless it is kept
-/// (`keep_bots`): then each lane keeps its process from one game to its next
-/// game on that lane (`newgame` again), and starts a new one only after the
-/// bot failed or lost by misbehaving.
-pub struct RefereePlayer {
-    pub game: Arc<dyn arena_core::games::AnyGame>,
-    /// In config order (a job's `seats` index this).
-    pub bots: Vec<Arc<crate::process::BotSpec>>,
-    /// The bots' commands as written in the config, for the records (the
-    /// specs may hold resolved paths).
-    pub commands: Vec<Vec<String>>,
-    /// Per bot, in config order: whether its process is kept across games.
-    pub keep: Vec<bool>,
-    pub time: crate::referee::TimeControl,
-    /// Whether the bot not on move keeps running.
-    pub ponder: bool,
-    pub limits: crate::process::Limits,
-    pub opening_plies: u32,
-    /// The run directory: bots' stderr logs go to `logs/` in it, and records
-    /// name them relative to it.
-    pub run_dir: PathBuf,
-    /// The kept bots between their games: `KeptBots::default()`.
-    pub kept: KeptBots,
-}
-
-/// The running processes of kept bots, by lane and bot (config order). A lane
-/// plays one game at a time, so a (lane, bot) entry is never wanted twice at
-/// once; its process lives on that lane's runtime.
-#[derive(Debug, Default)]
-pub struct KeptBots(std::sync::Mutex<BTreeMap<(usize, usize), crate::referee::BotSlot>>);
-
-impl KeptBots {
-    fn take(&self, lane: usize, bot: usize) -> Option<crate::referee::BotSlot> {
-        self.0
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&(lane, bot))
-    }
-
-    fn put(&self, lane: usize, bot: usize, player: crate::referee::BotSlot) {
-        self.0
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert((lane, bot), player);
-    }
-
-    fn take_lane(&self, lane: usize) -> Vec<crate::referee::BotSlot> {
-        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        let keys: Vec<(usize, usize)> = map.keys().filter(|k| k.0 == lane).copied().collect();
-        keys.into_iter().filter_map(|k| map.remove(&k)).collect()
-    }
-}
-
-impl Player for RefereePlayer {
-    async fn play(&self, job: GameJob, lane: usize) -> Result<GameRecord, String> {
-        use crate::referee::{self, GameSetup};
-        let setup = GameSetup {
-            game: self.game.clone(),
-            index: job.index,
-            round: job.round,
-            pair: job.pair,
-            seed: job.seed,
-            opening: schedule::random_opening(&*self.game, job.seed, self.opening_plies),
-            time: self.time,
-            ponder: self.ponder,
-            log_dir: Some(self.run_dir.join(store::LOGS)),
-        };
-        let keep = job.seats.map(|b| self.keep[b]);
-        let [mut p0, mut p1] = job.seats.map(|b| {
-            self.kept
-                .take(lane, b)
-                .unwrap_or_else(|| referee::BotSlot::new(self.bots[b].clone()))
-        });
-        let mut rec =
-            referee::run_game(&setup, [&mut p0, &mut p1], keep[0] || keep[1], &self.limits).await;
-        // run_game keeps both bots or neither: stop the one that is not kept.
-        if keep[0] != keep[1] {
-            let fresh = if keep[0] { &mut p1 } else { &mut p0 };
-            fresh.release().await;
-        }
-        for (seat, (&bot, player)) in job.seats.iter().zip([p0, p1]).enumerate() {
-            if keep[seat] && player.bot().is_some() {
-                self.kept.put(lane, bot, player);
-            }
-            let s = &mut rec.seats[seat];
-            s.command = self.commands[bot].clone();
-            if s.log.is_none() && keep[seat] != keep[1 - seat] {
-                // Stopped after run_game looked for its log: it may have
-                // written its first stderr bytes while stopping.
-                s.log = setup
-                    .log_path(seat, &self.bots[bot].name)
-                    .filter(|p| p.exists())
-                    .map(|p| p.display().to_string());
-            }
-            if let Some(log) = &s.log {
-                if let Ok(rel) = Path::new(log).strip_prefix(&self.run_dir) {
-                    s.log = Some(rel.display().to_string());
-                }
-            }
-        }
-        Ok(rec)
-    }
-
-    async fn finish_lane(&self, lane: usize) {
-        let mut stopping = tokio::task::JoinSet::new();
-        for mut player in self.kept.take_lane(lane) {
-            stopping.spawn(async move { player.release().await });
-        }
-        while stopping.join_next().await.is_some() {}
-    }
-}
-
-/// What `arena merge` reports.
-#[derive(Clone, Debug)]
-pub struct MergeSummary {
-    pub dir: PathBuf,
-    pub games: usize,
-    pub standings: Standings,
-}
-
-/// Combines the outputs of shard runs (or any runs of the same config and
-/// seed that together hold every game once) into one report in `out`.
-pub fn merge(dirs: &[PathBuf], out: Option<&Path>) -> Result<MergeSummary, TournamentError> {
-    let refuse = |m: String| Err(TournamentError::Refused(m));
-    if dirs.is_empty() {
-        return refuse("merge needs at least one run directory".into());
-    }
-    let mut manifests = Vec::new();
-    for d in dirs {
-        match Manifest::read(d)? {
-            Some(m) => manifests.push(m),
-            None if !d.exists() => {
-                return refuse(format!(
-                    "{} does not exist: its run (shard) never started",
-                    d.display()
-                ))
-            }
-            None => {
-                return refuse(format!(
-                    "{} holds no {MANIFEST}: not a tournament run",
-                    d.display()
-                ))
-            }
-        }
-    }
-    let first = &manifests[0];
-    for (d, m) in dirs.iter().zip(&manifests).skip(1) {
-        if m.fingerprint != first.fingerprint {
-            return refuse(format!(
-                "{} is {} (config fingerprint {}) but {} is {} (config fingerprint {}): not the same config and seed",
-                d.display(),
-                m.describe(),
-                m.fingerprint,
-                dirs[0].display(),
-                first.describe(),
-                first.fingerprint
-            ));
-        }
-    }
-    for (d, m) in dirs.iter().zip(&manifests) {
-        if m.status != "complete" {
-            let mut n = BTreeSet::new();
-            for f in [GAMES_JSONL, JOURNAL] {
-                n.extend(read_records(&d.join(f))?.into_iter().map(|r| r.index));
-            }
-            let n = n.len();
-            return refuse(format!(
-                "{} ({}) is not finished: {n} of {} games; finish it with `arena tournament ... --resume{}`",
-                d.display(),
-                m.describe(),
-                m.run_games,
-                m.shard.map(|s| format!(" --shard {s}")).unwrap_or_default()
-            ));
-        }
-    }
-    // Every record must be the game the schedule has at its index, in the
-    // shard its directory played; each game once.
-    let jobs = jobs_for(&first.config);
-    let mut found: BTreeMap<u64, (GameRecord, String)> = BTreeMap::new();
-    for (d, m) in dirs.iter().zip(&manifests) {
-        let path = d.join(GAMES_JSONL);
-        for store::Line { line, record } in store::read_lines(&path, store::Tail::Torn, true)? {
-            let at = store::place(&path, line);
-            let job = jobs
-                .get(record.index as usize)
-                .filter(|j| m.shard.is_none_or(|s| s.contains(j)));
-            store::check_record(&at, &record, job, &first.config)?;
-            if let Some((_, other)) = found.get(&record.index) {
-                return refuse(format!("game {} is in both {other} and {at}", record.index));
-            }
-            found.insert(record.index, (record, at));
-        }
-    }
-    let missing: Vec<&GameJob> = jobs
-        .iter()
-        .filter(|j| !found.contains_key(&j.index))
-        .collect();
-    if !missing.is_empty() {
-        let shown: Vec<String> = missing
-            .iter()
-            .take(20)
-            .map(|j| j.index.to_string())
-            .collect();
-        let more = if missing.len() > 20 {
-            format!(" and {} more", missing.len() - 20)
-        } else {
-            String::new()
-        };
-        let n = manifests.iter().find_map(|m| m.shard.map(|s| s.n));
-        let hint = match n {
-            Some(n) => {
-                let shards: BTreeSet<String> = missing
-                    .iter()
-                    .map(|j| Shard { k: 1, n }.of_pair(j.pair))
-                    .map(|k| format!("{k}/{n}"))
-                    .collect();
-                format!(
-                    " (shard {}?)",
-                    shards.into_iter().collect::<Vec<_>>().join(", ")
-                )
-            }
-            None => String::new(),
-        };
-        return refuse(format!(
-            "game{} {}{more} missing{hint}: {} of {} games found",
-            if missing.len() == 1 { "" } else { "s" },
-            shown.join(", "),
-            found.len(),
-            jobs.len()
-        ));
-    }
-    let out = out
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| Path::new("reports").join(&first.name));
-    let lock = RunLock::acquire(&out)?;
-    let mut manifest = Manifest::new(&first.config, jobs.len() as u64, None, jobs.len() as u64);
-    let ready = match Manifest::read(&out) {
-        // A merge of these runs that stopped half-way is done again.
-        Ok(Some(m)) if m.status == "merging" && m.fingerprint == manifest.fingerprint => {
-            store::remove_run(&out, &m).map_err(TournamentError::from)
-        }
-        Ok(Some(m)) => Err(TournamentError::Refused(format!(
-            "{} already holds a run ({}); merge into another --out",
-            out.display(),
-            m.describe()
-        ))),
-        Ok(None) => match store::holds_run_files(&out) {
-            Some(f) => Err(TournamentError::Refused(format!(
-                "{} holds {f} but no {MANIFEST}: not a run arena wrote; merge into another --out",
-                out.display()
-            ))),
-            None => Ok(()),
-        },
-        Err(e) => Err(e.into()),
-    };
-    if let Err(e) = ready {
-        lock.refused();
-        return Err(e);
-    }
-    // Written first, so that what follows is known to be arena's.
-    manifest.status = "merging".into();
-    manifest.write(&out)?;
-    let records: Vec<&GameRecord> = found.values().map(|(r, _)| r).collect();
-    // Records name their bots' logs relative to their run directory: bring
-    // the logs along (file names hold the game index, so they never clash).
-    for d in dirs {
-        store::copy_logs(&d.join(store::LOGS), &out)?;
-    }
-    write_games(&out, &records)?;
-    let mut standings = Standings::new(first.config.bots.iter().map(|b| b.name.clone()));
-    for r in &records {
-        standings.add(r);
-    }
-    manifest.status = "complete".into();
-    manifest.write(&out)?;
-    drop(lock);
-    Ok(MergeSummary {
-        dir: out,
-        games: records.len(),
-        standings,
-    })
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::merge::merge;
     use super::*;
-    use crate::config::{FormatKind, NormalizedBot};
     use crate::referee::TimeControl;
+    use crate::run::config::{FormatKind, NormalizedBot};
+    use crate::store::{GAMES_CSV, LOCK};
     use arena_core::record::{GameResult, Reason, SeatRecord};
     use std::fs::{self, OpenOptions};
     use std::io::Write;
     use std::os::unix::fs::MetadataExt;
     use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
 
     fn config(bots: usize, games: u32, seed: u64) -> Normalized {
         Normalized {

@@ -10,17 +10,17 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use crate::config::{FormatKind, Normalized, NormalizedBot};
 use crate::process::{BotSpec, Limits};
 use crate::rating::{Sprt, SprtParams, SprtStatus};
 use crate::referee::{self, GameSetup, TimeControl};
-use crate::schedule::{self, GameJob};
+use crate::run::config::{FormatKind, Normalized, NormalizedBot};
+use crate::run::schedule::{self, GameJob};
+use crate::run::{self, Hooks, ProgressMode, RunOptions, TournamentError};
 use crate::standings::Tally;
-use crate::tournament::{self, Hooks, ProgressMode, RunOptions, TournamentError};
 use arena_core::games::AnyGame;
 use arena_core::record::GameRecord;
 
-pub use crate::schedule::game_seeds;
+pub use crate::run::schedule::game_seeds;
 
 /// A match as asked for on the command line.
 #[derive(Clone, Debug)]
@@ -160,7 +160,7 @@ struct MatchPlayer {
     kept: Mutex<HashMap<usize, [referee::BotSlot; 2]>>,
 }
 
-impl tournament::Player for MatchPlayer {
+impl run::Player for MatchPlayer {
     async fn play(&self, job: GameJob, lane: usize) -> Result<GameRecord, String> {
         let setup = GameSetup {
             game: self.game.clone(),
@@ -289,7 +289,7 @@ pub async fn run_match_with(
         each: Some(&mut observe),
     };
     let normalized = normalized(config);
-    let summary = tournament::run_with(&normalized, player, &opts, hooks).await?;
+    let summary = run::run_with(&normalized, player, &opts, hooks).await?;
     Ok(MatchSummary {
         tally,
         sprt: test.map(|t| t.sprt),

@@ -12,7 +12,7 @@ use rand::{Rng, RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::config::FormatKind;
+use crate::run::config::FormatKind;
 use arena_core::games::AnyGame;
 
 /// One game to play.

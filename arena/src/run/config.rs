@@ -376,15 +376,16 @@ impl Config {
                 "`match` is what `arena match` records; a config is round-robin or gauntlet".into(),
             ));
         }
-        let total = crate::schedule::schedule_len(raw.format, bots.len(), u64::from(raw.games));
-        if total > u128::from(crate::schedule::MAX_GAMES) {
+        let total =
+            crate::run::schedule::schedule_len(raw.format, bots.len(), u64::from(raw.games));
+        if total > u128::from(crate::run::schedule::MAX_GAMES) {
             return Err(err(
                 "games",
                 format!(
                     "the schedule would hold {total} games ({} bots, {} per pairing); at most {} games fit in one run",
                     bots.len(),
                     raw.games,
-                    crate::schedule::MAX_GAMES
+                    crate::run::schedule::MAX_GAMES
                 ),
             ));
         }

@@ -1,0 +1,184 @@
+//! `arena merge`: the runs of a config's shards made into the one run they
+//! are parts of, every record checked against the schedule.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use super::runner::{jobs_for, TournamentError};
+use super::schedule::{GameJob, Shard};
+use crate::standings::Standings;
+use crate::store::{
+    self, read_records, write_games, Manifest, RunLock, GAMES_JSONL, JOURNAL, MANIFEST,
+};
+use arena_core::record::GameRecord;
+
+/// What `arena merge` reports.
+#[derive(Clone, Debug)]
+pub struct MergeSummary {
+    pub dir: PathBuf,
+    pub games: usize,
+    pub standings: Standings,
+}
+
+/// Combines the outputs of shard runs (or any runs of the same config and
+/// seed that together hold every game once) into one report in `out`.
+pub fn merge(dirs: &[PathBuf], out: Option<&Path>) -> Result<MergeSummary, TournamentError> {
+    let refuse = |m: String| Err(TournamentError::Refused(m));
+    if dirs.is_empty() {
+        return refuse("merge needs at least one run directory".into());
+    }
+    let mut manifests = Vec::new();
+    for d in dirs {
+        match Manifest::read(d)? {
+            Some(m) => manifests.push(m),
+            None if !d.exists() => {
+                return refuse(format!(
+                    "{} does not exist: its run (shard) never started",
+                    d.display()
+                ))
+            }
+            None => {
+                return refuse(format!(
+                    "{} holds no {MANIFEST}: not a tournament run",
+                    d.display()
+                ))
+            }
+        }
+    }
+    let first = &manifests[0];
+    for (d, m) in dirs.iter().zip(&manifests).skip(1) {
+        if m.fingerprint != first.fingerprint {
+            return refuse(format!(
+                "{} is {} (config fingerprint {}) but {} is {} (config fingerprint {}): not the same config and seed",
+                d.display(),
+                m.describe(),
+                m.fingerprint,
+                dirs[0].display(),
+                first.describe(),
+                first.fingerprint
+            ));
+        }
+    }
+    for (d, m) in dirs.iter().zip(&manifests) {
+        if m.status != "complete" {
+            let mut n = BTreeSet::new();
+            for f in [GAMES_JSONL, JOURNAL] {
+                n.extend(read_records(&d.join(f))?.into_iter().map(|r| r.index));
+            }
+            let n = n.len();
+            return refuse(format!(
+                "{} ({}) is not finished: {n} of {} games; finish it with `arena tournament ... --resume{}`",
+                d.display(),
+                m.describe(),
+                m.run_games,
+                m.shard.map(|s| format!(" --shard {s}")).unwrap_or_default()
+            ));
+        }
+    }
+    // Every record must be the game the schedule has at its index, in the
+    // shard its directory played; each game once.
+    let jobs = jobs_for(&first.config);
+    let mut found: BTreeMap<u64, (GameRecord, String)> = BTreeMap::new();
+    for (d, m) in dirs.iter().zip(&manifests) {
+        let path = d.join(GAMES_JSONL);
+        for store::Line { line, record } in store::read_lines(&path, store::Tail::Torn, true)? {
+            let at = store::place(&path, line);
+            let job = jobs
+                .get(record.index as usize)
+                .filter(|j| m.shard.is_none_or(|s| s.contains(j)));
+            store::check_record(&at, &record, job, &first.config)?;
+            if let Some((_, other)) = found.get(&record.index) {
+                return refuse(format!("game {} is in both {other} and {at}", record.index));
+            }
+            found.insert(record.index, (record, at));
+        }
+    }
+    let missing: Vec<&GameJob> = jobs
+        .iter()
+        .filter(|j| !found.contains_key(&j.index))
+        .collect();
+    if !missing.is_empty() {
+        let shown: Vec<String> = missing
+            .iter()
+            .take(20)
+            .map(|j| j.index.to_string())
+            .collect();
+        let more = if missing.len() > 20 {
+            format!(" and {} more", missing.len() - 20)
+        } else {
+            String::new()
+        };
+        let n = manifests.iter().find_map(|m| m.shard.map(|s| s.n));
+        let hint = match n {
+            Some(n) => {
+                let shards: BTreeSet<String> = missing
+                    .iter()
+                    .map(|j| Shard { k: 1, n }.of_pair(j.pair))
+                    .map(|k| format!("{k}/{n}"))
+                    .collect();
+                format!(
+                    " (shard {}?)",
+                    shards.into_iter().collect::<Vec<_>>().join(", ")
+                )
+            }
+            None => String::new(),
+        };
+        return refuse(format!(
+            "game{} {}{more} missing{hint}: {} of {} games found",
+            if missing.len() == 1 { "" } else { "s" },
+            shown.join(", "),
+            found.len(),
+            jobs.len()
+        ));
+    }
+    let out = out
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| Path::new("reports").join(&first.name));
+    let lock = RunLock::acquire(&out)?;
+    let mut manifest = Manifest::new(&first.config, jobs.len() as u64, None, jobs.len() as u64);
+    let ready = match Manifest::read(&out) {
+        // A merge of these runs that stopped half-way is done again.
+        Ok(Some(m)) if m.status == "merging" && m.fingerprint == manifest.fingerprint => {
+            store::remove_run(&out, &m).map_err(TournamentError::from)
+        }
+        Ok(Some(m)) => Err(TournamentError::Refused(format!(
+            "{} already holds a run ({}); merge into another --out",
+            out.display(),
+            m.describe()
+        ))),
+        Ok(None) => match store::holds_run_files(&out) {
+            Some(f) => Err(TournamentError::Refused(format!(
+                "{} holds {f} but no {MANIFEST}: not a run arena wrote; merge into another --out",
+                out.display()
+            ))),
+            None => Ok(()),
+        },
+        Err(e) => Err(e.into()),
+    };
+    if let Err(e) = ready {
+        lock.refused();
+        return Err(e);
+    }
+    // Written first, so that what follows is known to be arena's.
+    manifest.status = "merging".into();
+    manifest.write(&out)?;
+    let records: Vec<&GameRecord> = found.values().map(|(r, _)| r).collect();
+    // Records name their bots' logs relative to their run directory: bring
+    // the logs along (file names hold the game index, so they never clash).
+    for d in dirs {
+        store::copy_logs(&d.join(store::LOGS), &out)?;
+    }
+    write_games(&out, &records)?;
+    let mut standings = Standings::new(first.config.bots.iter().map(|b| b.name.clone()));
+    for r in &records {
+        standings.add(r);
+    }
+    manifest.status = "complete".into();
+    manifest.write(&out)?;
+    drop(lock);
+    Ok(MergeSummary {
+        dir: out,
+        games: records.len(),
+        standings,
+    })
+}

@@ -1,0 +1,23 @@
+//! Runs: from a config (or `arena match`'s options) to the records of every
+//! game of its schedule.
+//!
+//! - [`config`]: tournament configs, checked and normalized;
+//! - [`schedule`]: the seeded schedule, shards, random openings;
+//! - [`runner`]: plays a schedule on concurrent lanes into a run directory
+//!   (resume, stop rules, live standings), through a [`runner::Player`];
+//! - [`referee_player`]: the referee as that player;
+//! - [`matchplay`]: `arena match`, a small schedule on the same machinery;
+//! - [`merge`]: shards' runs made into one;
+//! - [`progress`]: what a run shows on stderr while it plays.
+
+pub mod config;
+pub mod matchplay;
+pub mod merge;
+mod progress;
+pub mod referee_player;
+pub mod runner;
+pub mod schedule;
+
+pub use progress::ProgressMode;
+pub use referee_player::RefereePlayer;
+pub use runner::{run, run_with, Hooks, Player, RunOptions, Summary, TournamentError};

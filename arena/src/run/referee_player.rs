@@ -1,0 +1,127 @@
+//! The referee as the [`Player`] of a tournament: a game's setup from its
+//! job (seed, random opening, logs), the bots of its seats (fresh, or kept
+//! per lane), the record made relative to the run directory.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::runner::Player;
+use super::schedule::{self, GameJob};
+use crate::process::{BotSpec, Limits};
+use crate::referee::{self, BotSlot, GameSetup, TimeControl};
+use crate::store;
+use arena_core::games::AnyGame;
+use arena_core::record::GameRecord;
+
+/// Plays scheduled games with the referee, the random opening drawn from the
+/// game seed. A bot gets a fresh process for every game, unless it is kept
+/// (`keep_bots`): then each lane keeps its process from one game to its next
+/// game on that lane (`newgame` again), and starts a new one only after the
+/// bot failed or lost by misbehaving.
+pub struct RefereePlayer {
+    pub game: Arc<dyn AnyGame>,
+    /// In config order (a job's `seats` index this).
+    pub bots: Vec<Arc<BotSpec>>,
+    /// The bots' commands as written in the config, for the records (the
+    /// specs may hold resolved paths).
+    pub commands: Vec<Vec<String>>,
+    /// Per bot, in config order: whether its process is kept across games.
+    pub keep: Vec<bool>,
+    pub time: TimeControl,
+    /// Whether the bot not on move keeps running.
+    pub ponder: bool,
+    pub limits: Limits,
+    pub opening_plies: u32,
+    /// The run directory: bots' stderr logs go to `logs/` in it, and records
+    /// name them relative to it.
+    pub run_dir: PathBuf,
+    /// The kept bots between their games: `KeptBots::default()`.
+    pub kept: KeptBots,
+}
+
+/// The running processes of kept bots, by lane and bot (config order). A lane
+/// plays one game at a time, so a (lane, bot) entry is never wanted twice at
+/// once; its process lives on that lane's runtime.
+#[derive(Debug, Default)]
+pub struct KeptBots(std::sync::Mutex<BTreeMap<(usize, usize), BotSlot>>);
+
+impl KeptBots {
+    fn take(&self, lane: usize, bot: usize) -> Option<BotSlot> {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&(lane, bot))
+    }
+
+    fn put(&self, lane: usize, bot: usize, player: BotSlot) {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert((lane, bot), player);
+    }
+
+    fn take_lane(&self, lane: usize) -> Vec<BotSlot> {
+        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let keys: Vec<(usize, usize)> = map.keys().filter(|k| k.0 == lane).copied().collect();
+        keys.into_iter().filter_map(|k| map.remove(&k)).collect()
+    }
+}
+
+impl Player for RefereePlayer {
+    async fn play(&self, job: GameJob, lane: usize) -> Result<GameRecord, String> {
+        let setup = GameSetup {
+            game: self.game.clone(),
+            index: job.index,
+            round: job.round,
+            pair: job.pair,
+            seed: job.seed,
+            opening: schedule::random_opening(&*self.game, job.seed, self.opening_plies),
+            time: self.time,
+            ponder: self.ponder,
+            log_dir: Some(self.run_dir.join(store::LOGS)),
+        };
+        let keep = job.seats.map(|b| self.keep[b]);
+        let [mut p0, mut p1] = job.seats.map(|b| {
+            self.kept
+                .take(lane, b)
+                .unwrap_or_else(|| BotSlot::new(self.bots[b].clone()))
+        });
+        let mut rec =
+            referee::run_game(&setup, [&mut p0, &mut p1], keep[0] || keep[1], &self.limits).await;
+        // run_game keeps both bots or neither: stop the one that is not kept.
+        if keep[0] != keep[1] {
+            let fresh = if keep[0] { &mut p1 } else { &mut p0 };
+            fresh.release().await;
+        }
+        for (seat, (&bot, player)) in job.seats.iter().zip([p0, p1]).enumerate() {
+            if keep[seat] && player.bot().is_some() {
+                self.kept.put(lane, bot, player);
+            }
+            let s = &mut rec.seats[seat];
+            s.command = self.commands[bot].clone();
+            if s.log.is_none() && keep[seat] != keep[1 - seat] {
+                // Stopped after run_game looked for its log: it may have
+                // written its first stderr bytes while stopping.
+                s.log = setup
+                    .log_path(seat, &self.bots[bot].name)
+                    .filter(|p| p.exists())
+                    .map(|p| p.display().to_string());
+            }
+            if let Some(log) = &s.log {
+                if let Ok(rel) = Path::new(log).strip_prefix(&self.run_dir) {
+                    s.log = Some(rel.display().to_string());
+                }
+            }
+        }
+        Ok(rec)
+    }
+
+    async fn finish_lane(&self, lane: usize) {
+        let mut stopping = tokio::task::JoinSet::new();
+        for mut player in self.kept.take_lane(lane) {
+            stopping.spawn(async move { player.release().await });
+        }
+        while stopping.join_next().await.is_some() {}
+    }
+}
