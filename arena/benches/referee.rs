@@ -2,13 +2,13 @@
 //! C first-legal bot, or `arena bot-first` without a C compiler; separate
 //! processes on pipes), beside the pipe round trip measured in the same run:
 //! a thin wrapper over the referee, pipe-floor and process-start sections of
-//! `arena bench` (`arena::bench`).
+//! `arena bench` (`arena::tools::bench`).
 //!
 //!     cargo bench --bench referee            # PINGPONG_C=/path/to/pingpong.c to add the C floor
 
 use std::path::PathBuf;
 
-use arena::bench::{self, BenchOptions};
+use arena::tools::bench::{self, BenchOptions};
 
 fn main() {
     // `cargo bench` passes `--bench`; `cargo test --benches` runs this too:

@@ -12,7 +12,7 @@
 
 use std::path::PathBuf;
 
-use arena::bench::{self, BenchOptions};
+use arena::tools::bench::{self, BenchOptions};
 
 fn main() {
     let quick = !std::env::args().any(|a| a == "--bench");

@@ -4,17 +4,13 @@
 //! Data flows one way: config -> schedule -> matches (referee + bots) ->
 //! game records -> ratings -> reports.
 
-pub mod bench;
-pub mod checkbot;
-pub mod cli_tournament;
 pub mod display;
 pub mod lanes;
-pub mod play;
 pub mod process;
 pub mod rating;
 pub mod referee;
 pub mod report;
 pub mod run;
-pub mod slurm;
 pub mod standings;
 pub mod store;
+pub mod tools;

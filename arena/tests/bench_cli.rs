@@ -136,7 +136,10 @@ fn quick_json_has_every_figure() {
             "cpu_seconds",
             "moves_per_cpu_sec",
         ];
-        if arena::bench::PLAYOUT_TARGETS.iter().any(|(g, _)| g == name) {
+        if arena::tools::bench::PLAYOUT_TARGETS
+            .iter()
+            .any(|(g, _)| g == name)
+        {
             fields.extend(["target_moves_per_sec", "ratio_to_target"]);
         }
         for field in fields {

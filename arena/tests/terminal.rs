@@ -130,7 +130,7 @@ struct ScriptedBot {
     finished: bool,
 }
 
-impl arena::play::MoveSource for ScriptedBot {
+impl arena::tools::play::MoveSource for ScriptedBot {
     fn choose(
         &mut self,
         _state: &str,
@@ -143,14 +143,14 @@ impl arena::play::MoveSource for ScriptedBot {
     fn take_info(&mut self) -> Vec<String> {
         vec![format!("thought {} times", self.asked)]
     }
-    fn finish(&mut self, _end: &arena::play::PlayEnd, _history: &[(usize, String)]) {
+    fn finish(&mut self, _end: &arena::tools::play::PlayEnd, _history: &[(usize, String)]) {
         self.finished = true;
     }
 }
 
 #[test]
 fn a_person_plays_a_move_source_and_a_bad_bot_move_forfeits() {
-    use arena::play::{play, PlayEnd};
+    use arena::tools::play::{play, PlayEnd};
     for name in games_or_skip() {
         let game = new_game(name, &[]).unwrap();
         // The person (seat 0) always plays the last legal move: work the

@@ -1,6 +1,241 @@
-//! The `arena` binary's commands, one module per group, so that each can be
-//! added to `main.rs` with one enum variant and one match arm.
+//! The `arena` command line: one file per command. The clap types and the
+//! exit codes live here and nowhere else; a command reads its options into
+//! the library's types, calls the library and prints what it says.
+//!
+//! Exit codes ([`Error::code`]): 0 done, 1 the command ran and failed (or
+//! a bot check failed), 2 a mistake in what was asked (nothing ran), 130
+//! interrupted (Ctrl-C, SIGTERM).
 
-pub mod bot_seat;
-pub mod pipe;
-pub mod report;
+mod bench;
+mod bot_first;
+mod check_bot;
+mod r#match;
+mod merge;
+mod pipe;
+mod play;
+mod ratings;
+mod report;
+mod show;
+mod slurm;
+mod tournament;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use arena::display::escape;
+
+/// Referee and tournament harness for bot-versus-bot Dakon and Ludus latrunculorum.
+#[derive(Parser)]
+// Alone, `arena` prints the help to stderr and exits with 2, as clap tools do.
+#[command(name = "arena", version, arg_required_else_help = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Play N games between two bots, seats alternating, and record them.
+    Match(r#match::MatchArgs),
+    /// Run a tournament from a TOML config; results go to reports/<name>/.
+    Tournament(tournament::TournamentArgs),
+    /// Combine the run directories of shards into one report.
+    Merge(merge::MergeArgs),
+    /// Run a tournament on a Slurm cluster: an array job of N shards and a
+    /// dependent job that merges them into reports/<name>/.
+    Slurm(slurm::SlurmArgs),
+    /// Recompute ratings.csv, crosstable.csv and los.csv from a games file.
+    Ratings(ratings::RatingsArgs),
+    /// Writes DIR/index.html (standings, charts, replays) from DIR/games.jsonl
+    /// and, when present, DIR/ratings.csv.
+    Report(report::ReportArgs),
+    /// Draws a recorded position in the terminal.
+    Show(show::ShowArgs),
+    /// Plays a game at the terminal, people against each other or against a bot.
+    Play(play::PlayArgs),
+    /// Run a bot through the handshake, games and odd positions, and say
+    /// in plain words what would make it forfeit (exit 1 if anything would).
+    CheckBot(check_bot::CheckBotArgs),
+    /// A built-in bot that plays the first legal move at once (for
+    /// benchmarks and tests; speaks the protocol on stdin/stdout).
+    #[command(hide = true)]
+    BotFirst,
+    /// Measures engines, referee, tournaments and process starts on this
+    /// machine, beside the pipe round trip and the targets.
+    ///
+    /// The instant bot of the referee, tournament and process-start sections
+    /// is bots/c/first_legal.c (built into arena), compiled with $CC (default
+    /// cc); without a C compiler it is `arena bot-first`, and the output says so.
+    Bench(bench::BenchArgs),
+    /// The echo child of `arena bench`'s pipe floor: answers `go` with
+    /// `move 3` (as pingpong.c's child).
+    #[command(hide = true)]
+    BenchEcho,
+}
+
+impl Command {
+    /// The name in messages (`arena NAME: ...`).
+    fn name(&self) -> &'static str {
+        match self {
+            Command::Match(_) => "match",
+            Command::Tournament(_) => "tournament",
+            Command::Merge(_) => "merge",
+            Command::Slurm(_) => "slurm",
+            Command::Ratings(_) => "ratings",
+            Command::Report(_) => "report",
+            Command::Show(_) => "show",
+            Command::Play(_) => "play",
+            Command::CheckBot(_) => "check-bot",
+            Command::BotFirst => "bot-first",
+            Command::Bench(_) => "bench",
+            Command::BenchEcho => "bench-echo",
+        }
+    }
+
+    /// Whether the command starts bots (and so needs the keeper).
+    fn runs_bots(&self) -> bool {
+        matches!(
+            self,
+            Command::Match(_)
+                | Command::Tournament(_)
+                | Command::CheckBot(_)
+                | Command::Play(_)
+                | Command::Bench(_)
+        )
+    }
+
+    fn run(self) -> Result<(), Error> {
+        match self {
+            Command::Match(args) => r#match::run(args),
+            Command::Tournament(args) => tournament::run(args),
+            Command::Merge(args) => merge::run(args),
+            Command::Slurm(args) => slurm::run(args),
+            Command::Ratings(args) => ratings::run(args),
+            Command::Report(args) => report::run(args),
+            Command::Show(args) => show::run(args),
+            Command::Play(args) => play::run(args),
+            Command::CheckBot(args) => check_bot::run(args),
+            Command::BotFirst => bot_first::run(),
+            Command::Bench(args) => bench::run(args),
+            Command::BenchEcho => {
+                arena::tools::bench::echo_child();
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Why a command stopped: the one place its exit code comes from.
+#[derive(Debug)]
+pub enum Error {
+    /// A mistake in what was asked (options, config, a bot that cannot be
+    /// started): nothing ran. Exit 2.
+    Usage(String),
+    /// The command ran and failed: a refused directory, a disk error, a
+    /// report that could not be written. Exit 1.
+    Failed(String),
+    /// Ctrl-C, SIGTERM or SIGHUP: what was finished is kept. Exit 130.
+    Interrupted(String),
+    /// The command said why on stdout already (check-bot's FAIL lines).
+    /// Exit 1.
+    Reported,
+}
+
+impl Error {
+    /// The exit code.
+    fn code(&self) -> u8 {
+        match self {
+            Error::Usage(_) => 2,
+            Error::Failed(_) | Error::Reported => 1,
+            Error::Interrupted(_) => 130,
+        }
+    }
+
+    fn message(&self) -> Option<&str> {
+        match self {
+            Error::Usage(m) | Error::Failed(m) | Error::Interrupted(m) => Some(m),
+            Error::Reported => None,
+        }
+    }
+
+    /// A usage mistake, from anything that can say what it is.
+    fn usage(e: impl std::fmt::Display) -> Error {
+        Error::Usage(e.to_string())
+    }
+
+    /// A failure, from anything that can say what it is.
+    fn failed(e: impl std::fmt::Display) -> Error {
+        Error::Failed(e.to_string())
+    }
+}
+
+/// A run that stopped: interrupted, or failed.
+impl From<arena::run::TournamentError> for Error {
+    fn from(e: arena::run::TournamentError) -> Error {
+        match e {
+            e @ arena::run::TournamentError::Interrupted { .. } => {
+                Error::Interrupted(e.to_string())
+            }
+            e => Error::Failed(e.to_string()),
+        }
+    }
+}
+
+/// Runs `arena`: parses the command line, runs the command, prints why it
+/// failed (made safe for a terminal) and returns its exit code.
+pub fn main() -> ExitCode {
+    pipe::install();
+    let cli = Cli::parse();
+    let runs_bots = cli.command.runs_bots();
+    if runs_bots {
+        // Before any thread exists (see process::keeper).
+        arena::process::keeper::install();
+    }
+    let name = cli.command.name();
+    let code = match cli.command.run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            if let Some(message) = e.message() {
+                eprintln!("arena {name}: {}", escape(message));
+            }
+            ExitCode::from(e.code())
+        }
+    };
+    if runs_bots {
+        arena::process::keeper::finish();
+    }
+    code
+}
+
+/// `key=value` command-line text as a game parameter.
+fn parse_param(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((k, v)) if !k.is_empty() && !v.is_empty() => Ok((k.to_string(), v.to_string())),
+        _ => Err(format!("expected key=value, got `{text}`")),
+    }
+}
+
+/// `--game`'s help: the games of the registry.
+fn game_help() -> String {
+    let names: Vec<&str> = arena_core::games::GAMES.iter().map(|g| g.name).collect();
+    let list = match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => names.join(""),
+    };
+    format!("The game: {list}.")
+}
+
+/// A current-thread tokio runtime (the referee's; games in a tournament run
+/// on lanes of their own).
+fn runtime() -> Result<tokio::runtime::Runtime, Error> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Usage(format!("cannot start the runtime: {e}")))
+}
+
+/// The number of cores arena may use.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}

@@ -59,40 +59,36 @@ impl ResourceLimits {
 /// of a tournament config and the `arena match` options of the same names.
 /// Zero is refused (it would make the bot unusable; leave a key out for no
 /// limit).
-#[derive(
-    Clone, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize, clap::Args,
-)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct LimitSettings {
     /// Resident memory of all the bot's processes together, in MB: over it
     /// the bot is killed and loses (`crash`, `memory limit`).
-    #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
     pub memory_mb: Option<u64>,
     /// Address space of each bot process, in MB (RLIMIT_AS; a JVM needs
     /// gigabytes of it, prefer --memory-mb).
-    #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
     pub address_space_mb: Option<u64>,
     /// CPU time of each bot process, in seconds (RLIMIT_CPU).
-    #[arg(long, value_name = "S", value_parser = clap::value_parser!(u64).range(1..))]
     pub cpu_seconds: Option<u64>,
     /// Processes (and threads) a bot may have at once (RLIMIT_NPROC; as
     /// root, bots then run under a uid of their own).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub processes: Option<u64>,
     /// Open files per bot process (RLIMIT_NOFILE).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub open_files: Option<u64>,
     /// Largest file a bot may write, in MB (RLIMIT_FSIZE).
-    #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
     pub file_size_mb: Option<u64>,
     /// Stderr kept per bot per game, in kB (the rest is discarded).
-    #[arg(long, value_name = "KB", value_parser = clap::value_parser!(u64).range(1..))]
     pub stderr_kb: Option<u64>,
 }
 
+/// A limit of zero, which would make a bot unusable.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0} must be at least 1 (leave it out for no limit)")]
+pub struct ZeroLimit(pub &'static str);
+
 impl LimitSettings {
     /// The limits in bytes and seconds; an error names a zero key.
-    pub fn resources(&self) -> Result<ResourceLimits, String> {
+    pub fn resources(&self) -> Result<ResourceLimits, ZeroLimit> {
         let keys = [
             ("memory_mb", self.memory_mb),
             ("address_space_mb", self.address_space_mb),
@@ -103,9 +99,7 @@ impl LimitSettings {
             ("stderr_kb", self.stderr_kb),
         ];
         if let Some((key, _)) = keys.iter().find(|(_, v)| *v == Some(0)) {
-            return Err(format!(
-                "{key} must be at least 1 (leave it out for no limit)"
-            ));
+            return Err(ZeroLimit(key));
         }
         let mb = |v: Option<u64>| v.map(|v| v.saturating_mul(1 << 20));
         Ok(ResourceLimits {

@@ -8,7 +8,7 @@ use skillratings::glicko::{glicko_rating_period, GlickoConfig, GlickoRating};
 use skillratings::glicko2::{glicko2_rating_period, Glicko2Config, Glicko2Rating};
 use skillratings::Outcomes;
 
-use super::{Game, Pool};
+use super::{Pool, PoolGame};
 
 fn outcome(points: f64) -> Outcomes {
     if points == 1.0 {
@@ -35,8 +35,8 @@ pub fn elo_ratings(pool: &Pool, k: f64, initial: f64) -> Vec<f64> {
 }
 
 /// The games of each round, rounds ascending.
-fn rounds(pool: &Pool) -> BTreeMap<u64, Vec<&Game>> {
-    let mut m: BTreeMap<u64, Vec<&Game>> = BTreeMap::new();
+fn rounds(pool: &Pool) -> BTreeMap<u64, Vec<&PoolGame>> {
+    let mut m: BTreeMap<u64, Vec<&PoolGame>> = BTreeMap::new();
     for g in &pool.games {
         m.entry(g.round).or_default().push(g);
     }

@@ -66,7 +66,7 @@ impl From<&GameRecord> for Played {
 
 /// A game between two bots of a [`Pool`], by bot number.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Game {
+pub struct PoolGame {
     pub index: u64,
     pub round: u64,
     pub pair: u64,
@@ -74,7 +74,7 @@ pub struct Game {
     pub result: GameResult,
 }
 
-impl Game {
+impl PoolGame {
     /// Points scored by seat 0: 1, 0.5 or 0.
     pub fn score0(&self) -> f64 {
         self.result.points(0)
@@ -87,7 +87,7 @@ impl Game {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Pool {
     pub names: Vec<String>,
-    pub games: Vec<Game>,
+    pub games: Vec<PoolGame>,
     pub self_play: usize,
 }
 
@@ -110,7 +110,7 @@ impl Pool {
                 self_play += 1;
                 continue;
             }
-            games.push(Game {
+            games.push(PoolGame {
                 index: p.index,
                 round: p.round,
                 pair: p.pair,

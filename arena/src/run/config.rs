@@ -111,7 +111,7 @@ struct RawBot {
 
 /// One bot, validated. `cwd` is absolute.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Bot {
+pub struct BotConfig {
     pub name: String,
     pub command: Vec<String>,
     /// The working directory as written in the config (relative to the config's directory).
@@ -153,7 +153,7 @@ pub struct Config {
     /// Whether the bot not on move keeps running (off: it is frozen).
     pub ponder: bool,
     pub time_control: TimeControl,
-    pub bots: Vec<Bot>,
+    pub bots: Vec<BotConfig>,
 }
 
 /// What identifies a tournament's results: everything that changes which
@@ -352,8 +352,10 @@ impl Config {
                     format!("cannot resolve {}: {e}", cwd.display()),
                 )
             })?;
-            b.limits.resources().map_err(|e| err(&key("limits"), e))?;
-            bots.push(Bot {
+            b.limits
+                .resources()
+                .map_err(|e| err(&key("limits"), e.to_string()))?;
+            bots.push(BotConfig {
                 name: b.name.clone(),
                 command: b.command.clone(),
                 cwd_as_written,

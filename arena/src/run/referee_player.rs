@@ -6,9 +6,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::config::Config;
 use super::runner::Player;
 use super::schedule::{self, GameJob};
-use crate::process::{BotSpec, Limits};
+use crate::process::{BotSpec, Limits, Sandbox};
 use crate::referee::{self, BotSlot, GameSetup, TimeControl};
 use crate::store;
 use arena_core::games::AnyGame;
@@ -38,6 +39,54 @@ pub struct RefereePlayer {
     pub run_dir: PathBuf,
     /// The kept bots between their games: `KeptBots::default()`.
     pub kept: KeptBots,
+}
+
+impl RefereePlayer {
+    /// The player of `config`'s tournament into `run_dir`, each bot under
+    /// its resolved sandbox (`sandboxes`, in config order: see
+    /// [`Config::sandboxes`]).
+    pub fn for_config(config: &Config, sandboxes: &[Sandbox], run_dir: &Path) -> RefereePlayer {
+        let game = arena_core::games::new_game(&config.game, &config.params)
+            .expect("validated when the config was loaded");
+        RefereePlayer {
+            game: Arc::from(game),
+            bots: config
+                .bots
+                .iter()
+                .zip(sandboxes)
+                .map(|(b, &sandbox)| {
+                    let mut command = b.command.clone();
+                    if command[0].contains('/') {
+                        // Relative to the bot's cwd, made absolute: how a
+                        // relative program path combines with a child's cwd
+                        // is platform-specific.
+                        command[0] = b.cwd.join(&command[0]).display().to_string();
+                    }
+                    Arc::new(BotSpec {
+                        name: b.name.clone(),
+                        command,
+                        cwd: Some(b.cwd.clone()),
+                        env: b.env.clone().into_iter().collect(),
+                        resources: b.limits.resources().expect("validated with the config"),
+                        sandbox,
+                    })
+                })
+                .collect(),
+            commands: config.bots.iter().map(|b| b.command.clone()).collect(),
+            keep: config.bots.iter().map(|b| b.keep).collect(),
+            time: config.time_control,
+            ponder: config.ponder,
+            limits: Limits {
+                // A sandboxed bot whose program directory holds the run
+                // directory (reports/ in a checkout) must not see it.
+                hide: vec![std::path::absolute(run_dir).unwrap_or_else(|_| run_dir.to_path_buf())],
+                ..Limits::default()
+            },
+            opening_plies: config.random_opening_plies,
+            run_dir: run_dir.to_path_buf(),
+            kept: Default::default(),
+        }
+    }
 }
 
 /// The running processes of kept bots, by lane and bot (config order). A lane

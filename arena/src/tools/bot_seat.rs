@@ -1,14 +1,14 @@
 //! A bot process as a [`MoveSource`] for `arena play --bot`: it hears the
 //! game as in a match (`newgame`, `played`, `position`, `legal`, `go`,
-//! through [`arena::referee::seat`]) and its answer is checked by the play
+//! through [`crate::referee::seat`]) and its answer is checked by the play
 //! loop like any move.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use arena::play::{MoveSource, PlayEnd};
-use arena::process::{Bot, BotSpec, Limits};
-use arena::referee::seat::{self, Info};
+use crate::process::{Bot, BotSpec, Limits};
+use crate::referee::seat::{self, Info};
+use crate::tools::play::{MoveSource, PlayEnd};
 use arena_core::games::{AnyGame, Seat};
 use arena_core::protocol::Go;
 use arena_core::record::Reason;

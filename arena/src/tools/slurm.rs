@@ -16,45 +16,30 @@
 //! task never plays a game twice.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
+use std::process::{Command, Stdio};
 
-use crate::run;
-use crate::run::config::Config;
-use crate::store::Manifest;
+use crate::store::{Manifest, StoreError};
 
-/// `arena slurm CONFIG --shards N`.
-#[derive(clap::Args, Debug)]
-pub struct SlurmArgs {
-    /// The tournament config (TOML), e.g. tournaments/demo-dakon.toml.
-    pub config: PathBuf,
-    /// Number of shards: array tasks 1..=N, each plays the games whose pair id
-    /// is K-1 modulo N.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=10_000))]
-    pub shards: u64,
-    /// Slurm partition for both jobs [default: the cluster's default].
-    #[arg(long, value_name = "P")]
-    pub partition: Option<String>,
-    /// Time limit of each job (Slurm's format: MM, HH:MM:SS, D-HH:MM...).
-    #[arg(long, value_name = "HH:MM:SS")]
-    pub time: Option<String>,
-    /// Run directory: shards, Slurm logs and the merged report [default: reports/<name>].
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    /// Overrides the config's seed.
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// CPUs per array task; the task plays that many games at once.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1024))]
-    pub cpus_per_task: u64,
-    /// An extra sbatch option for both jobs, e.g. --sbatch=--account=proj (repeatable).
-    #[arg(long = "sbatch", value_name = "OPTION", allow_hyphen_values = true)]
-    pub sbatch: Vec<String>,
-    /// Skip the bots' `build` commands (otherwise run once here, before submitting).
-    #[arg(long)]
-    pub no_build: bool,
-    /// Print the batch scripts and the sbatch commands; submit nothing.
-    #[arg(long)]
-    pub dry_run: bool,
+/// Why `arena slurm` did not submit.
+#[derive(Debug, thiserror::Error)]
+pub enum SlurmError {
+    /// What was asked cannot work (a path #SBATCH lines cannot carry, a bad
+    /// option): nothing was written or submitted.
+    #[error("{0}")]
+    Usage(String),
+    /// The run directory holds what the jobs would refuse.
+    #[error("{0}")]
+    Refused(String),
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// sbatch could not be run, failed, or said no job id.
+    #[error("{0}")]
+    Sbatch(String),
 }
 
 /// Everything the two batch scripts depend on. Paths are absolute.
@@ -90,7 +75,11 @@ impl Plan {
     }
 
     /// What `#SBATCH` lines and argv cannot carry safely.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), SlurmError> {
+        self.check_words().map_err(SlurmError::Usage)
+    }
+
+    fn check_words(&self) -> Result<(), String> {
         for (what, p) in [
             ("the run directory", &self.run_dir),
             ("the working directory", &self.workdir),
@@ -238,159 +227,86 @@ pub fn sh_quote(s: &str) -> String {
 }
 
 /// The job id in `sbatch --parsable`'s output (`ID` or `ID;CLUSTER`).
-pub fn parse_job_id(stdout: &str) -> Result<String, String> {
+pub fn parse_job_id(stdout: &str) -> Result<String, SlurmError> {
     let line = stdout.lines().map(str::trim).find(|l| !l.is_empty());
     let id = line.and_then(|l| l.split(';').next()).unwrap_or("").trim();
     if !id.is_empty() && id.chars().all(|c| c.is_ascii_digit()) {
         Ok(id.to_string())
     } else {
-        Err(format!(
+        Err(SlurmError::Sbatch(format!(
             "sbatch printed no job id (output: `{}`)",
             stdout.trim()
-        ))
+        )))
     }
 }
 
-/// Runs `arena slurm`; prints errors and returns the exit code.
-pub fn slurm(args: SlurmArgs) -> ExitCode {
-    match run(&args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err((code, message)) => {
-            eprintln!("arena slurm: {message}");
-            ExitCode::from(code)
-        }
-    }
-}
-
-fn run(args: &SlurmArgs) -> Result<(), (u8, String)> {
-    let usage = |m: String| (2u8, m);
-    let mut config = Config::load(&args.config).map_err(|e| usage(e.to_string()))?;
-    if let Some(seed) = args.seed {
-        config.seed = seed;
-    }
-    let workdir = std::env::current_dir()
-        .map_err(|e| usage(format!("cannot read the current directory: {e}")))?;
-    let absolute = |p: &Path| workdir.join(p);
-    let run_dir = absolute(
-        &args
-            .out
-            .clone()
-            .unwrap_or_else(|| Path::new("reports").join(&config.name)),
-    );
-    let plan = Plan {
-        name: config.name.clone(),
-        arena: std::env::current_exe()
-            .map_err(|e| usage(format!("cannot find the arena binary: {e}")))?,
-        config: absolute(&args.config),
-        workdir: workdir.clone(),
-        run_dir,
-        shards: args.shards,
-        seed: args.seed,
-        cpus_per_task: args.cpus_per_task,
-        partition: args.partition.clone(),
-        time: args.time.clone(),
-        extra: args.sbatch.clone(),
-    };
-    plan.check().map_err(usage)?;
-    let pairs: std::collections::BTreeSet<u64> = run::runner::jobs_for(&config.normalized())
-        .iter()
-        .map(|j| j.pair)
-        .collect();
-    if (pairs.len() as u64) < plan.shards {
-        eprintln!(
-            "arena slurm: warning: {} seat-swapped pairs of games for {} shards: {} tasks will have nothing to play",
-            pairs.len(),
-            plan.shards,
-            plan.shards - pairs.len() as u64
-        );
-    }
-    let shard_path = plan.slurm_dir().join(SHARD_SCRIPT);
-    let merge_path = plan.slurm_dir().join(MERGE_SCRIPT);
-
-    if args.dry_run {
-        println!("# {}", shard_path.display());
-        print!("{}", plan.shard_script());
-        println!();
-        println!("# {}", merge_path.display());
-        print!("{}", plan.merge_script());
-        println!();
-        println!("# submitted with:");
-        println!("#   sbatch --parsable {}", shard_path.display());
-        println!(
-            "#   sbatch --parsable --dependency=afterok:<the array job's id> {}",
-            merge_path.display()
-        );
-        return Ok(());
-    }
-
-    // Refuse now what the jobs would refuse later.
-    let fingerprint = config.normalized().fingerprint();
-    let held = |e: crate::store::StoreError| (1u8, e.to_string());
-    // A merge that stopped half-way ("merging") is done again by the new merge job.
-    let merged = Manifest::read(&plan.run_dir).map_err(held)?;
-    if let Some(m) = merged.filter(|m| m.status != "merging" || m.fingerprint != fingerprint) {
-        return Err((
-            1,
-            format!(
+impl Plan {
+    /// Refuses what the jobs would refuse later: a run directory that holds
+    /// a finished report (or one of another config), a shard directory of
+    /// another config or seed. `fingerprint` is the config's.
+    pub fn refuse_existing(&self, fingerprint: &str) -> Result<(), SlurmError> {
+        // A merge that stopped half-way ("merging") is done again by the new merge job.
+        let merged = Manifest::read(&self.run_dir)?;
+        if let Some(m) = merged.filter(|m| m.status != "merging" || m.fingerprint != fingerprint) {
+            return Err(SlurmError::Refused(format!(
                 "{} already holds a report ({}); choose another --out",
-                plan.run_dir.display(),
+                self.run_dir.display(),
                 m.describe()
-            ),
-        ));
-    }
-    for k in 1..=plan.shards {
-        let dir = plan.shard_dir(k);
-        if let Some(m) = Manifest::read(&dir).map_err(held)? {
-            if m.fingerprint != fingerprint {
-                return Err((
-                    1,
-                    format!(
+            )));
+        }
+        for k in 1..=self.shards {
+            let dir = self.shard_dir(k);
+            if let Some(m) = Manifest::read(&dir)? {
+                if m.fingerprint != fingerprint {
+                    return Err(SlurmError::Refused(format!(
                         "{} holds a shard of another config or seed ({}); choose another --out",
                         dir.display(),
                         m.describe()
-                    ),
-                ));
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes both batch scripts into `RUN/slurm/`; returns their paths
+    /// (the shards', the merge's).
+    pub fn write_scripts(&self) -> Result<(PathBuf, PathBuf), SlurmError> {
+        let io = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| SlurmError::Io { path, source }
+        };
+        let dir = self.slurm_dir();
+        let (shards, merge) = (dir.join(SHARD_SCRIPT), dir.join(MERGE_SCRIPT));
+        std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+        std::fs::write(&shards, self.shard_script()).map_err(io(&shards))?;
+        std::fs::write(&merge, self.merge_script()).map_err(io(&merge))?;
+        Ok((shards, merge))
+    }
+
+    /// Submits the scripts [`Plan::write_scripts`] wrote: the array job,
+    /// then the merge job depending on it. Returns both job ids.
+    pub fn submit(&self) -> Result<(String, String), SlurmError> {
+        let dir = self.slurm_dir();
+        let array = sbatch(&[], &dir.join(SHARD_SCRIPT))?;
+        match sbatch(
+            &[format!("--dependency=afterok:{array}")],
+            &dir.join(MERGE_SCRIPT),
+        ) {
+            Ok(merge) => Ok((array, merge)),
+            Err(e) => {
+                // Without its merge the array would run for nothing.
+                let _ = Command::new("scancel").arg(&array).status();
+                Err(SlurmError::Sbatch(format!(
+                    "{e}; cancelled the shards' job {array}"
+                )))
             }
         }
     }
-    if args.no_build {
-        config.check_bots()
-    } else {
-        config.run_builds(false)
-    }
-    .map_err(|e| usage(e.to_string()))?;
-
-    let io = |p: &Path, e: std::io::Error| (1u8, format!("{}: {e}", p.display()));
-    std::fs::create_dir_all(plan.slurm_dir()).map_err(|e| io(&plan.slurm_dir(), e))?;
-    std::fs::write(&shard_path, plan.shard_script()).map_err(|e| io(&shard_path, e))?;
-    std::fs::write(&merge_path, plan.merge_script()).map_err(|e| io(&merge_path, e))?;
-
-    let array = sbatch(&[], &shard_path).map_err(|m| (1, m))?;
-    let merge = match sbatch(&[format!("--dependency=afterok:{array}")], &merge_path) {
-        Ok(id) => id,
-        Err(m) => {
-            // Without its merge the array would run for nothing.
-            let _ = Command::new("scancel").arg(&array).status();
-            return Err((1, format!("{m}; cancelled the shards' job {array}")));
-        }
-    };
-    let n = plan.shards;
-    println!(
-        "shards: job {array} (array 1-{n}: task K plays shard K/{n} into {})",
-        plan.run_dir.join(format!("shard-K-of-{n}")).display()
-    );
-    println!("merge:  job {merge} (starts once every task of {array} has succeeded)");
-    println!(
-        "report: {} (games.jsonl, games.csv, ratings.csv) when job {merge} is done",
-        plan.run_dir.join(crate::store::INDEX_HTML).display()
-    );
-    println!("logs:   {}", plan.slurm_dir().display());
-    println!("watch:  squeue -j {array},{merge}");
-    Ok(())
 }
 
 /// `sbatch --parsable EXTRA... SCRIPT`; returns the job id.
-fn sbatch(extra: &[String], script: &Path) -> Result<String, String> {
+fn sbatch(extra: &[String], script: &Path) -> Result<String, SlurmError> {
     let out = Command::new("sbatch")
         .arg("--parsable")
         .args(extra)
@@ -398,20 +314,20 @@ fn sbatch(extra: &[String], script: &Path) -> Result<String, String> {
         .stdin(Stdio::null())
         .output()
         .map_err(|e| {
-            if e.kind() == std::io::ErrorKind::NotFound {
+            SlurmError::Sbatch(if e.kind() == std::io::ErrorKind::NotFound {
                 "sbatch not found: run this on a Slurm submit host, or use --dry-run to see the scripts"
                     .to_string()
             } else {
                 format!("cannot run sbatch: {e}")
-            }
+            })
         })?;
     if !out.status.success() {
-        return Err(format!(
+        return Err(SlurmError::Sbatch(format!(
             "sbatch {} failed ({}): {}",
             script.display(),
             out.status,
             String::from_utf8_lossy(&out.stderr).trim()
-        ));
+        )));
     }
     parse_job_id(&String::from_utf8_lossy(&out.stdout))
 }
@@ -510,16 +426,16 @@ mod tests {
 
     #[test]
     fn check_refuses_what_sbatch_lines_cannot_carry() {
-        assert_eq!(plan().check(), Ok(()));
+        assert!(plan().check().is_ok());
         let mut p = plan();
         p.run_dir = "/home/u/my reports".into();
-        assert!(p.check().unwrap_err().contains("whitespace"));
+        assert!(p.check().unwrap_err().to_string().contains("whitespace"));
         let mut p = plan();
         p.time = Some("1 hour".into());
-        assert!(p.check().unwrap_err().contains("--time"));
+        assert!(p.check().unwrap_err().to_string().contains("--time"));
         let mut p = plan();
         p.extra = vec!["account=x".into()];
-        assert!(p.check().unwrap_err().contains("--sbatch"));
+        assert!(p.check().unwrap_err().to_string().contains("--sbatch"));
     }
 
     #[test]
@@ -528,8 +444,8 @@ mod tests {
         assert_eq!(sh_quote("a b"), "'a b'");
         assert_eq!(sh_quote("it's"), r"'it'\''s'");
         assert_eq!(sh_quote(""), "''");
-        assert_eq!(parse_job_id("1234\n"), Ok("1234".into()));
-        assert_eq!(parse_job_id("1234;ci\n"), Ok("1234".into()));
+        assert_eq!(parse_job_id("1234\n").unwrap(), "1234");
+        assert_eq!(parse_job_id("1234;ci\n").unwrap(), "1234");
         assert!(parse_job_id("Submitted batch job 12\n").is_err());
         assert!(parse_job_id("").is_err());
     }

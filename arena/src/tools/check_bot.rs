@@ -17,11 +17,9 @@
 //! the command cannot be run at all or the options are wrong.
 
 use std::fmt::Write as _;
-use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use clap::Args;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use tokio::time::Instant;
@@ -32,37 +30,33 @@ use arena_core::games::{self, AnyGame, AnyState, Seat, Start};
 use arena_core::protocol::{self, Go, ToBot, Verdict};
 use arena_core::record::Reason;
 
-/// Options of `arena check-bot`.
-#[derive(Args, Clone, Debug)]
-pub struct CheckBotArgs {
-    /// The game: dakon or latrunculi.
-    #[arg(long)]
-    pub game: String,
-    /// A game parameter for the full games, as key=value (repeatable).
-    #[arg(long = "param", value_name = "KEY=VALUE", value_parser = crate::run::config::parse_param)]
-    pub params: Vec<(String, String)>,
-    /// Limit per decision, in ms (as in `arena match --movetime`).
-    #[arg(long, value_name = "MS", default_value_t = 100)]
-    pub movetime: u64,
-    /// Overrun tolerated past the limit before a bot loses on time, in ms.
-    #[arg(long, value_name = "MS", default_value_t = 50)]
-    pub margin: u64,
-    /// Full games to play against the checker's random mover (seats alternate).
-    #[arg(long, default_value_t = 2)]
+/// What `arena check-bot` asks of the bot.
+#[derive(Clone, Debug)]
+pub struct CheckOptions {
+    /// Limit per decision.
+    pub movetime: Duration,
+    /// Overrun tolerated past the limit before a bot loses on time.
+    pub margin: Duration,
+    /// Full games against the checker's random mover (seats alternate).
     pub games: u64,
-    /// Seed of the checker's random mover and of the `newgame` seeds.
-    #[arg(long, default_value_t = 1)]
+    /// Seed of the random mover and of the `newgame` seeds.
     pub seed: u64,
-    /// Time the bot has to answer `arena 1` with `ready`, in ms.
-    #[arg(long, value_name = "MS", default_value_t = 10_000)]
-    pub startup_ms: u64,
-    /// How the bot is confined, as in a tournament: auto (bubblewrap where
-    /// it works), bwrap or none.
-    #[arg(long, value_name = "KIND", default_value = "auto")]
-    pub sandbox: crate::process::Sandbox,
-    /// The bot's command and arguments (after `--`; run as an argv list, no shell).
-    #[arg(required = true, trailing_var_arg = true, value_name = "COMMAND")]
-    pub command: Vec<String>,
+    /// Time the bot has to answer `arena 1` with `ready`.
+    pub startup: Duration,
+}
+
+/// Why the checks could not run at all (a bot's faults are findings).
+#[derive(Debug, thiserror::Error)]
+pub enum CheckError {
+    #[error("cannot start bot command `{command}`: {source}")]
+    Start {
+        command: String,
+        source: std::io::Error,
+    },
+    #[error("cannot make a temporary directory for the bot's stderr: {0}")]
+    TempDir(std::io::Error),
+    #[error("checker bug: {0}")]
+    Bug(String),
 }
 
 /// How bad a finding is.
@@ -88,13 +82,13 @@ impl Level {
 
 /// What the checker found, line by line.
 #[derive(Clone, Debug, Default)]
-pub struct Report {
+pub struct CheckReport {
     pub lines: Vec<(Level, String)>,
     /// Every answer time (`go` flushed to `move` read), in ms.
     pub move_ms: Vec<f64>,
 }
 
-impl Report {
+impl CheckReport {
     /// Prints the finding: the bot's own words in it (its `ready` text,
     /// what it sent) are escaped, so a bot cannot drive the terminal.
     fn push(&mut self, level: Level, text: impl Into<String>) {
@@ -185,120 +179,12 @@ const MAX_GAME_DECISIONS: usize = 150;
 /// The protocol's time for a bot to exit after `quit`.
 const QUIT_GRACE: Duration = Duration::from_millis(200);
 
-/// `arena check-bot`: parses nothing itself (clap did), prints the report,
-/// returns the exit code.
-pub fn main(args: CheckBotArgs) -> ExitCode {
-    let game = match games::new_game(&args.game, &args.params) {
-        Ok(g) => Arc::<dyn AnyGame>::from(g),
-        Err(e) => {
-            eprintln!("arena check-bot: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    if args.movetime == 0 {
-        eprintln!("arena check-bot: --movetime must be positive");
-        return ExitCode::from(2);
-    }
-    let here = std::env::current_dir().unwrap_or_else(|_| ".".into());
-    let problem =
-        crate::run::config::executable_problem(&args.command[0], &here, &Default::default());
-    if let Some(problem) = problem {
-        eprintln!("arena check-bot: cannot start bot command: {problem}");
-        return ExitCode::from(2);
-    }
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("arena check-bot: cannot start the runtime: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let mut spec = BotSpec::new("bot", args.command.clone());
-    spec.sandbox = match crate::process::sandbox::resolve(args.sandbox) {
-        Ok((s, warning)) => {
-            if let Some(w) = warning {
-                eprintln!("arena check-bot: warning: {w}");
-            }
-            s
-        }
-        Err(e) => {
-            eprintln!("arena check-bot: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let spec = Arc::new(spec);
-    println!(
-        "arena check-bot: `{}` on {} ({}), movetime {} ms, {} games, seed {}",
-        spec.command_line(),
-        game.name(),
-        param_text(&game.params()),
-        args.movetime,
-        args.games,
-        args.seed
-    );
-    match spec.sandbox {
-        crate::process::Sandbox::Bwrap => {
-            let dir = std::env::current_dir().unwrap_or_default();
-            println!(
-                "INFO sandbox: bwrap, as in a tournament: {}",
-                crate::process::sandbox::view(&spec.command, &dir)
-            );
-        }
-        _ => println!("INFO sandbox: none (the bot runs as you, with your files)"),
-    }
-    let result = runtime.block_on(async {
-        tokio::spawn(async {
-            crate::process::stop_signal().await;
-            crate::process::keeper::finish();
-            std::process::exit(130);
-        });
-        check(&args, game, spec).await
-    });
-    match result {
-        Err(e) => {
-            eprintln!(
-                "arena check-bot: {}",
-                crate::display::escape(&e.to_string())
-            );
-            ExitCode::from(2)
-        }
-        Ok(report) => {
-            let (f, w) = (report.failures(), report.warnings());
-            if f > 0 {
-                println!(
-                    "result: FAIL ({f} failure{}, {w} warning{}): this bot would forfeit games in a tournament",
-                    plural(f),
-                    plural(w)
-                );
-                ExitCode::from(1)
-            } else {
-                println!(
-                    "result: PASS ({w} warning{}): this bot would not forfeit",
-                    plural(w)
-                );
-                ExitCode::SUCCESS
-            }
-        }
-    }
-}
-
 fn plural(n: usize) -> &'static str {
     if n == 1 {
         ""
     } else {
         "s"
     }
-}
-
-fn param_text(params: &[(String, String)]) -> String {
-    params
-        .iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// The settings of one check run.
@@ -325,26 +211,26 @@ struct Scenario {
 
 /// Runs every check. `Err` only for a command that cannot be run at all.
 pub async fn check(
-    args: &CheckBotArgs,
+    opts: &CheckOptions,
     game: Arc<dyn AnyGame>,
     spec: Arc<BotSpec>,
-) -> Result<Report, String> {
+) -> Result<CheckReport, CheckError> {
     let mut ctx = Ctx {
         spec,
         limits: Limits {
-            startup: Duration::from_millis(args.startup_ms),
+            startup: opts.startup,
             ..Limits::default()
         },
-        movetime: Duration::from_millis(args.movetime),
-        margin: Duration::from_millis(args.margin),
-        rng: ChaCha8Rng::seed_from_u64(args.seed),
+        movetime: opts.movetime,
+        margin: opts.margin,
+        rng: ChaCha8Rng::seed_from_u64(opts.seed),
         logs: tempfile::Builder::new()
             .prefix("arena-check-bot-")
             .tempdir()
-            .map_err(|e| format!("cannot make a temporary directory for the bot's stderr: {e}"))?,
+            .map_err(CheckError::TempDir)?,
         starts: std::cell::Cell::new(0),
     };
-    let mut report = Report::default();
+    let mut report = CheckReport::default();
 
     let mut bot = start(&ctx, &mut report, true).await?;
     if bot.is_none() {
@@ -352,20 +238,20 @@ pub async fn check(
     }
 
     let mut scenarios = Vec::new();
-    for i in 0..args.games {
+    for i in 0..opts.games {
         scenarios.push(Scenario {
-            label: format!("game {} of {}", i + 1, args.games),
+            label: format!("game {} of {}", i + 1, opts.games),
             game: game.clone(),
             start: Start::Moves(Vec::new()),
             seat: (i % 2) as Seat,
             max_decisions: MAX_GAME_DECISIONS,
         });
     }
-    let entry = games::entry(game.name()).map_err(|e| e.to_string())?;
-    for p in (entry.check_positions)(args.seed) {
+    let entry = games::entry(game.name()).map_err(|e| CheckError::Bug(e.to_string()))?;
+    for p in (entry.check_positions)(opts.seed) {
         scenarios.push(Scenario {
             game: Arc::from(
-                (entry.new)(&p.params).map_err(|e| format!("checker bug: {}: {e}", p.label))?,
+                (entry.new)(&p.params).map_err(|e| CheckError::Bug(format!("{}: {e}", p.label)))?,
             ),
             label: p.label,
             start: p.start,
@@ -414,17 +300,19 @@ pub async fn check(
 }
 
 /// Starts the bot and checks the handshake. `Ok(None)`: it failed (reported).
-async fn start(ctx: &Ctx, report: &mut Report, first: bool) -> Result<Option<Bot>, String> {
+async fn start(
+    ctx: &Ctx,
+    report: &mut CheckReport,
+    first: bool,
+) -> Result<Option<Bot>, CheckError> {
     let n = ctx.starts.get() + 1;
     ctx.starts.set(n);
     let log = ctx.logs.path().join(format!("start-{n}.log"));
     let mut bot = Bot::spawn(ctx.spec.clone(), &ctx.limits, Some(&log))
         .await
-        .map_err(|e| {
-            format!(
-                "cannot start bot command `{}`: {e}",
-                ctx.spec.command_line()
-            )
+        .map_err(|source| CheckError::Start {
+            command: ctx.spec.command_line(),
+            source,
         })?;
     let t0 = Instant::now();
     match bot.handshake().await {
@@ -491,7 +379,7 @@ async fn play(
     ctx: &mut Ctx,
     bot: &mut Bot,
     sc: &Scenario,
-    report: &mut Report,
+    report: &mut CheckReport,
 ) -> Result<Summary, String> {
     let mut state: Box<dyn AnyState> = match &sc.start {
         Start::Moves(_) => sc.game.initial_state(),
@@ -620,7 +508,7 @@ async fn decide(
     bot: &mut Bot,
     state_text: &str,
     legal: &[String],
-    report: &mut Report,
+    report: &mut CheckReport,
 ) -> Result<(String, usize), String> {
     let mut info = Info::default();
     drain_between(bot, &mut info).await?;
@@ -707,7 +595,7 @@ fn show_legal(legal: &[String]) -> String {
     text
 }
 
-fn time_summary(ctx: &Ctx, report: &mut Report) {
+fn time_summary(ctx: &Ctx, report: &mut CheckReport) {
     let mut ms = report.move_ms.clone();
     if ms.is_empty() {
         return;
@@ -741,7 +629,7 @@ fn time_summary(ctx: &Ctx, report: &mut Report) {
 
 /// Sends `quit` and checks the bot exits within the protocol's 200 ms; then
 /// stops it the referee's way.
-async fn quit(bot: &mut Bot, report: &mut Report) {
+async fn quit(bot: &mut Bot, report: &mut CheckReport) {
     let pid = bot.pid();
     if bot.send(&[ToBot::Quit]).await.is_err() {
         report.push(Level::Warn, "quit: the bot had closed its input already");

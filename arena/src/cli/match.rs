@@ -1,0 +1,338 @@
+//! `arena match`: two bots, N games with seats alternating.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Args;
+
+use super::Error;
+use arena::display::escape;
+use arena::process::{BotSpec, LimitSettings, Limits, Sandbox};
+use arena::rating::{self, RatingOptions};
+use arena::referee::TimeControl;
+use arena::run::config::{parse_st, parse_tc};
+use arena::run::matchplay::{self, MatchConfig, MatchError, MatchRun};
+use arena::standings::Tally;
+use arena_core::games;
+use arena_core::record::GameRecord;
+
+#[derive(Args)]
+pub struct MatchArgs {
+    #[arg(long, help = super::game_help())]
+    game: String,
+    /// A bot as NAME=COMMAND ARGS... (argv split on spaces, quotes group;
+    /// no shell). Give exactly two.
+    #[arg(long = "bot", value_name = "NAME=COMMAND")]
+    bots: Vec<String>,
+    /// A game parameter as key=value (repeatable).
+    #[arg(long = "param", value_name = "KEY=VALUE", value_parser = arena::run::config::parse_param)]
+    params: Vec<(String, String)>,
+    /// Number of games (seats alternate; games 2k and 2k+1 share a seed).
+    /// With --sprt, the most games to play [default: 2, or 20000 with --sprt].
+    #[arg(long)]
+    games: Option<u64>,
+    /// Sequential probability ratio test of the first bot against the second
+    /// on game pairs (pentanomial model), e.g. elo0=0,elo1=10,alpha=0.05,beta=0.05:
+    /// the match stops when it accepts H0 or H1.
+    #[arg(long, value_name = "elo0=..,elo1=..[,alpha=..,beta=..]")]
+    sprt: Option<rating::SprtParams>,
+    /// Match seed: the games' seeds are drawn from it (ChaCha8).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Limit per decision, in ms (default 1000 when no --time is given).
+    #[arg(long, value_name = "MS")]
+    movetime: Option<u64>,
+    /// Game clock per side, in ms.
+    #[arg(long, value_name = "MS")]
+    time: Option<u64>,
+    /// Increment per move, in ms (with --time).
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    inc: u64,
+    /// Game clock and increment in seconds, as in cutechess-cli and
+    /// fastchess: 60+0.6 (60 s, 0.6 s more per move), 1:30+1, 10 (no
+    /// increment). Instead of --time and --inc.
+    #[arg(long, value_name = "SECS+INC", conflicts_with_all = ["time", "inc"],
+          value_parser = parse_tc)]
+    tc: Option<(u64, u64)>,
+    /// Limit per decision in seconds, e.g. 0.2. Instead of --movetime.
+    #[arg(long, value_name = "SECS", conflicts_with = "movetime",
+          value_parser = parse_st)]
+    st: Option<u64>,
+    /// Overrun tolerated before a bot loses on time, in ms.
+    #[arg(long, value_name = "MS", default_value_t = 50)]
+    margin: u64,
+    /// Time a bot has to answer `arena 1` with `ready`, in ms.
+    #[arg(long, value_name = "MS", default_value_t = 10_000)]
+    startup_ms: u64,
+    /// Operating-system limits applied to both bots (none by default).
+    #[command(flatten)]
+    bot_limits: LimitArgs,
+    /// How both bots are confined: auto (bubblewrap where it works, else
+    /// none with a warning), bwrap (an error if it cannot be set up), or
+    /// none (for bots you trust).
+    #[arg(long, value_name = "KIND", default_value = "auto")]
+    sandbox: Sandbox,
+    /// Let the bot not on move keep running (think on its opponent's time);
+    /// by default it is frozen until its next `go`.
+    #[arg(long)]
+    ponder: bool,
+    /// Pin each concurrent game (its bots and its referee thread) to a CPU
+    /// of its own (round robin over the CPUs arena may use).
+    #[arg(long)]
+    affinity: bool,
+    /// Keep bots running across games (they get `newgame` again) instead
+    /// of restarting them for every game.
+    #[arg(long)]
+    keep_bots: bool,
+    /// Output directory for games.jsonl, games.csv and logs/ (a run
+    /// directory, as a tournament's: refused if it holds a run).
+    #[arg(long, default_value = "reports/match")]
+    out: PathBuf,
+    /// Games played at once [default: the number of cores].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    concurrency: Option<u64>,
+    /// Finish an interrupted match in --out: play only the missing games.
+    #[arg(long, conflicts_with = "overwrite")]
+    resume: bool,
+    /// Replace the match (or tournament) already in --out.
+    #[arg(long)]
+    overwrite: bool,
+    /// Print only the summary.
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// The limits of `[bots.limits]` as options of the same names, for both bots.
+#[derive(Args)]
+struct LimitArgs {
+    /// Resident memory of all the bot's processes together, in MB: over it
+    /// the bot is killed and loses (`crash`, `memory limit`).
+    #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
+    memory_mb: Option<u64>,
+    /// Address space of each bot process, in MB (RLIMIT_AS; a JVM needs
+    /// gigabytes of it, prefer --memory-mb).
+    #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
+    address_space_mb: Option<u64>,
+    /// CPU time of each bot process, in seconds (RLIMIT_CPU).
+    #[arg(long, value_name = "S", value_parser = clap::value_parser!(u64).range(1..))]
+    cpu_seconds: Option<u64>,
+    /// Processes (and threads) a bot may have at once (RLIMIT_NPROC; as
+    /// root, bots then run under a uid of their own).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    processes: Option<u64>,
+    /// Open files per bot process (RLIMIT_NOFILE).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    open_files: Option<u64>,
+    /// Largest file a bot may write, in MB (RLIMIT_FSIZE).
+    #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
+    file_size_mb: Option<u64>,
+    /// Stderr kept per bot per game, in kB (the rest is discarded).
+    #[arg(long, value_name = "KB", value_parser = clap::value_parser!(u64).range(1..))]
+    stderr_kb: Option<u64>,
+}
+
+impl From<&LimitArgs> for LimitSettings {
+    fn from(a: &LimitArgs) -> LimitSettings {
+        LimitSettings {
+            memory_mb: a.memory_mb,
+            address_space_mb: a.address_space_mb,
+            cpu_seconds: a.cpu_seconds,
+            processes: a.processes,
+            open_files: a.open_files,
+            file_size_mb: a.file_size_mb,
+            stderr_kb: a.stderr_kb,
+        }
+    }
+}
+
+impl From<MatchError> for Error {
+    fn from(e: MatchError) -> Error {
+        match e {
+            MatchError::Config(m) => Error::Usage(m),
+            MatchError::Run(e) => e.into(),
+        }
+    }
+}
+
+fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
+    let game = games::new_game(&args.game, &args.params).map_err(|e| e.to_string())?;
+    if args.bots.len() != 2 {
+        return Err(format!(
+            "give exactly two --bot NAME=COMMAND options (got {})",
+            args.bots.len()
+        ));
+    }
+    let mut a = BotSpec::parse(&args.bots[0]).map_err(|e| e.to_string())?;
+    let mut b = BotSpec::parse(&args.bots[1]).map_err(|e| e.to_string())?;
+    for spec in [&a, &b] {
+        arena::display::check_name(&spec.name).map_err(|why| format!("--bot: bot name {why}"))?;
+    }
+    let (sandbox, _) = arena::process::sandbox::resolve(args.sandbox)?;
+    let here =
+        std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+    for spec in [&mut a, &mut b] {
+        spec.resources = LimitSettings::from(&args.bot_limits)
+            .resources()
+            .map_err(|e| e.to_string())?;
+        spec.sandbox = sandbox;
+        let problem =
+            arena::run::config::executable_problem(&spec.command[0], &here, &Default::default());
+        if let Some(problem) = problem {
+            return Err(format!("bot `{}`: {problem}", spec.name));
+        }
+    }
+    if a.name == b.name {
+        return Err(format!(
+            "both bots are named `{}`: give them different names",
+            a.name
+        ));
+    }
+    let (time, inc) = match args.tc {
+        Some((time, inc)) => (Some(time), inc),
+        None => (args.time, args.inc),
+    };
+    let movetime = match (args.movetime.or(args.st), time) {
+        (None, None) => Some(1000),
+        (m, _) => m,
+    };
+    let games = args
+        .games
+        .unwrap_or(if args.sprt.is_some() { 20_000 } else { 2 });
+    if games == 0 || games > arena::run::schedule::MAX_GAMES {
+        return Err(format!(
+            "--games must be from 1 to {} (got {games})",
+            arena::run::schedule::MAX_GAMES
+        ));
+    }
+    if args.sprt.is_some() && games % 2 == 1 {
+        return Err("with --sprt, --games must be even: the test counts seat-swapped pairs".into());
+    }
+    if movetime == Some(0) || time == Some(0) {
+        return Err("--movetime and --time must be positive".into());
+    }
+    Ok(MatchConfig {
+        game: Arc::from(game),
+        bots: [Arc::new(a), Arc::new(b)],
+        games,
+        seed: args.seed,
+        time: TimeControl {
+            movetime_ms: movetime,
+            time_ms: time,
+            inc_ms: inc,
+            margin_ms: args.margin,
+        },
+        ponder: args.ponder,
+        limits: Limits {
+            startup: Duration::from_millis(args.startup_ms),
+            hide: vec![std::path::absolute(&args.out).unwrap_or_else(|_| args.out.clone())],
+            ..Limits::default()
+        },
+        keep_bots: args.keep_bots,
+        out: args.out.clone(),
+        sprt: args.sprt,
+    })
+}
+
+/// `arena match`.
+pub fn run(args: MatchArgs) -> Result<(), Error> {
+    let config = match_config(&args).map_err(Error::Usage)?;
+    let (_, warning) = arena::process::sandbox::resolve(args.sandbox).map_err(Error::usage)?;
+    if let Some(w) = &warning {
+        eprintln!("arena match: warning: {w}");
+    }
+    let run = MatchRun {
+        concurrency: args.concurrency.map_or_else(super::cores, |n| n as usize),
+        resume: args.resume,
+        overwrite: args.overwrite,
+        affinity: args.affinity,
+        warnings: warning.into_iter().collect(),
+    };
+    super::runtime()?.block_on(async {
+        let names = [config.bots[0].name.clone(), config.bots[1].name.clone()];
+        let total = config.games;
+        let quiet = args.quiet;
+        let summary = matchplay::run_match_with(&config, &run, |record, _, sprt| {
+            if !quiet {
+                print_game(record, total);
+            }
+            if let Some(test) = sprt {
+                println!("sprt: {}", test.progress_line());
+            }
+        })
+        .await?;
+        if summary.played_now < summary.games {
+            println!(
+                "{} games were already in {}; {} played now",
+                summary.games - summary.played_now,
+                config.out.display(),
+                summary.played_now
+            );
+        }
+        print_summary(&config, &names, &summary.tally);
+        let written = arena::report::write_all(&config.out, &RatingOptions::default())
+            .map_err(Error::failed)?;
+        print!("{}", written.summary());
+        if let Some(test) = &summary.sprt {
+            println!("sprt {}: {}", test.params(), test.progress_line());
+        }
+        Ok(())
+    })
+}
+
+fn print_game(r: &GameRecord, total: u64) {
+    let mut line = format!(
+        "game {}/{} seed={} {} vs {}: {} {} plies={} scores={}-{} {:.2}s",
+        r.index + 1,
+        total,
+        r.seed,
+        escape(&r.seats[0].name),
+        escape(&r.seats[1].name),
+        r.result,
+        r.reason,
+        r.moves.len(),
+        r.scores[0],
+        r.scores[1],
+        r.duration_ms as f64 / 1000.0,
+    );
+    if let Some(d) = &r.detail {
+        line.push_str(&format!(" ({}", escape(d)));
+        if let Some(s) = r.offender {
+            line.push_str(&format!(", by {}", escape(&r.seats[s].name)));
+        }
+        line.push(')');
+    }
+    println!("{line}");
+}
+
+fn print_summary(config: &MatchConfig, names: &[String; 2], tally: &[Tally; 2]) {
+    println!(
+        "{} games of {} ({})",
+        tally[0].games(),
+        config.game.name(),
+        config
+            .game
+            .params()
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    for (name, t) in names.iter().zip(tally) {
+        let pct = t.score_pct().unwrap_or(0.0);
+        println!(
+            "  {}: {}-{}-{} (W-D-L), score {}/{} = {pct:.1}%",
+            escape(name),
+            t.wins,
+            t.draws,
+            t.losses,
+            t.points(),
+            t.games()
+        );
+    }
+    println!(
+        "records: {} and {}",
+        config.out.join(arena::store::GAMES_JSONL).display(),
+        config.out.join(arena::store::GAMES_CSV).display()
+    );
+}

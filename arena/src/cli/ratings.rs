@@ -1,0 +1,99 @@
+//! `arena ratings`: ratings.csv, crosstable.csv and los.csv from a games
+//! file, and the standings table.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::Error;
+use arena::rating::{self, RatingOptions};
+use arena::report::ratings as ratings_report;
+use arena::store;
+
+#[derive(Args)]
+pub struct RatingsArgs {
+    /// games.csv or games.jsonl, or a report directory holding one.
+    input: PathBuf,
+    /// Elo K factor.
+    #[arg(long, default_value_t = RatingOptions::DEFAULT_K)]
+    k: f64,
+    /// Starting rating of every system; Bradley-Terry ratings average to it.
+    #[arg(long, default_value_t = RatingOptions::DEFAULT_ANCHOR)]
+    anchor: f64,
+    /// Glicko RD growth per round.
+    #[arg(long, default_value_t = RatingOptions::DEFAULT_GLICKO_C)]
+    glicko_c: f64,
+    /// Glicko-2 volatility constraint.
+    #[arg(long, default_value_t = RatingOptions::DEFAULT_TAU)]
+    tau: f64,
+    /// Virtual draws per bot against the pool average (BayesElo-style
+    /// shrinkage of the Bradley-Terry ratings towards the average; 0, the
+    /// default, is the plain maximum-likelihood fit, Ordo's).
+    #[arg(long, default_value_t = RatingOptions::DEFAULT_PRIOR_DRAWS)]
+    prior_draws: f64,
+    /// Where to write the CSVs (default: the report directory, or the games
+    /// file's directory).
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+/// `arena ratings`: read games, rate, print the table, write the files.
+pub fn run(a: RatingsArgs) -> Result<(), Error> {
+    let checks = [
+        ("--k", a.k, a.k.is_finite() && a.k > 0.0),
+        ("--anchor", a.anchor, a.anchor.is_finite()),
+        (
+            "--glicko-c",
+            a.glicko_c,
+            a.glicko_c.is_finite() && a.glicko_c >= 0.0,
+        ),
+        ("--tau", a.tau, a.tau.is_finite() && a.tau > 0.0),
+        (
+            "--prior-draws",
+            a.prior_draws,
+            a.prior_draws.is_finite() && a.prior_draws >= 0.0,
+        ),
+    ];
+    for (flag, value, ok) in checks {
+        if !ok {
+            return Err(Error::Usage(format!("{flag} {value} is out of range")));
+        }
+    }
+    let file = store::games_file(&a.input).map_err(Error::failed)?;
+    let games = ratings_report::load_games(&file).map_err(Error::failed)?;
+    if games.is_empty() {
+        return Err(Error::Failed(format!("{}: no games", file.display())));
+    }
+    let mut indices: Vec<u64> = games.iter().map(|g| g.index).collect();
+    indices.sort_unstable();
+    let dups = indices.windows(2).filter(|w| w[0] == w[1]).count();
+    if dups > 0 {
+        eprintln!(
+            "arena ratings: warning: {}: {dups} games share an index with another \
+             (merged twice?); they are rated in file order",
+            file.display()
+        );
+    }
+    let opts = RatingOptions {
+        k: a.k,
+        anchor: a.anchor,
+        glicko_c: a.glicko_c,
+        glicko2_tau: a.tau,
+        prior_draws: a.prior_draws,
+    };
+    let ratings = rating::compute(&games, &opts);
+    print!("{}", ratings_report::standings_table(&ratings));
+    let out = a.out.unwrap_or_else(|| {
+        if a.input.is_dir() {
+            a.input.clone()
+        } else {
+            file.parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .map_or_else(|| PathBuf::from("."), PathBuf::from)
+        }
+    });
+    for p in ratings_report::write_ratings_files(&out, &ratings).map_err(Error::failed)? {
+        println!("wrote {}", p.display());
+    }
+    Ok(())
+}

@@ -1,0 +1,162 @@
+//! `arena tournament CONFIG...`: a tournament from its config, into
+//! `reports/<name>/` (or a shard of it).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use clap::Args;
+
+use super::Error;
+use arena::rating::RatingOptions;
+use arena::run::config::{Config, ConfigError};
+use arena::run::schedule::Shard;
+use arena::run::{self, ProgressMode, RefereePlayer, RunOptions};
+use arena::store;
+
+/// `arena tournament CONFIG`.
+#[derive(Args, Debug)]
+pub struct TournamentArgs {
+    /// Tournament configs (TOML), e.g. tournaments/demo-dakon.toml; several
+    /// are run one after the other.
+    #[arg(required = true)]
+    pub configs: Vec<PathBuf>,
+    /// Output directory [default: reports/<name>, or
+    /// reports/<name>/shard-K-of-N with --shard]; only with one config.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Overrides the config's seed.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Games played at once [default: the config's `concurrency`, else the number of cores].
+    #[arg(long)]
+    pub concurrency: Option<usize>,
+    /// Finish an interrupted run in --out: play only the missing games.
+    #[arg(long, conflicts_with = "overwrite")]
+    pub resume: bool,
+    /// Replace the run already in --out (removes only the files its manifest lists).
+    #[arg(long)]
+    pub overwrite: bool,
+    /// Play only shard K of N (K from 1): the games whose pair id is K-1 modulo N.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<Shard>,
+    /// No progress output (the final standings are still printed).
+    #[arg(long)]
+    pub quiet: bool,
+    /// Skip the bots' `build` commands (their executables must already exist).
+    #[arg(long)]
+    pub no_build: bool,
+    /// Pin each concurrent game (its bots and its referee thread) to a CPU
+    /// of its own (round robin over the CPUs arena may use).
+    #[arg(long)]
+    pub affinity: bool,
+}
+
+/// Runs `arena tournament`: checks every config first, then runs them one
+/// after the other.
+pub fn run(args: TournamentArgs) -> Result<(), Error> {
+    if args.out.is_some() && args.configs.len() > 1 {
+        return Err(Error::Usage(
+            "--out needs a single config (each config writes to reports/<name>)".into(),
+        ));
+    }
+    for path in &args.configs {
+        Config::load(path).map_err(Error::usage)?;
+    }
+    for (i, path) in args.configs.iter().enumerate() {
+        if i > 0 {
+            println!();
+        }
+        run_one(&args, path)?;
+    }
+    Ok(())
+}
+
+fn run_one(args: &TournamentArgs, path: &Path) -> Result<(), Error> {
+    let mut config = Config::load(path).map_err(Error::usage)?;
+    if let Some(seed) = args.seed {
+        config.seed = seed;
+    }
+    if args.concurrency == Some(0) {
+        return Err(Error::usage(ConfigError {
+            file: path.to_path_buf(),
+            key: "--concurrency".into(),
+            reason: "must be at least 1".into(),
+        }));
+    }
+    if args.no_build {
+        config.check_bots()
+    } else {
+        config.run_builds(args.quiet)
+    }
+    .map_err(Error::usage)?;
+    // After the builds, which run unsandboxed as they always did.
+    let (sandboxes, warnings) = config.sandboxes().map_err(Error::usage)?;
+    for w in &warnings {
+        eprintln!("arena tournament: warning: {w}");
+    }
+    let out = args.out.clone().unwrap_or_else(|| {
+        let base = Path::new("reports").join(&config.name);
+        match args.shard {
+            Some(s) => base.join(format!("shard-{}-of-{}", s.k, s.n)),
+            None => base,
+        }
+    });
+    let player = RefereePlayer::for_config(&config, &sandboxes, &out);
+    let opts = RunOptions {
+        out: out.clone(),
+        concurrency: args
+            .concurrency
+            .or(config.concurrency)
+            .unwrap_or_else(super::cores),
+        resume: args.resume,
+        overwrite: args.overwrite,
+        shard: args.shard,
+        progress: if args.quiet {
+            ProgressMode::Quiet
+        } else {
+            ProgressMode::Auto
+        },
+        affinity: args.affinity,
+        warnings,
+    };
+    // Games run on threads of their own (`lanes::Lanes`); this thread
+    // only schedules them and collects the records.
+    let summary =
+        super::runtime()?.block_on(run::run(&config.normalized(), Arc::new(player), &opts))?;
+    println!();
+    println!(
+        "{}: {} games{}{}",
+        config.name,
+        summary.games,
+        args.shard
+            .map(|s| format!(" (shard {s})"))
+            .unwrap_or_default(),
+        if summary.played_now < summary.games {
+            format!(", {} played now, the rest resumed", summary.played_now)
+        } else {
+            String::new()
+        }
+    );
+    // A shard's games are a slice of the schedule: points only; the
+    // ratings (one standings table) come with the whole set of games.
+    if args.shard.is_some() {
+        print!("{}", summary.standings.table());
+    }
+    println!(
+        "reports: {} ({}, {})",
+        summary.dir.display(),
+        store::GAMES_JSONL,
+        store::GAMES_CSV
+    );
+    if args.shard.is_none() {
+        let written =
+            arena::report::write_all(&summary.dir, &RatingOptions::default()).map_err(|e| {
+                Error::Failed(format!(
+                    "every game is recorded, but the report failed: {e}"
+                ))
+            })?;
+        print!("{}", written.summary());
+        print!("{}", summary.standings.forfeits_line());
+    }
+    Ok(())
+}

@@ -1,0 +1,115 @@
+//! The instant bot of the bench: the C first-legal bot, compiled here, or
+//! `arena bot-first`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use crate::process::BotSpec;
+
+/// The instantly answering bot the referee, tournament and process-start
+/// sections play with. The leanest there is, so that the figures are the
+/// referee's and not the bot's: `bots/c/first_legal.c --first`, which starts
+/// on about half the CPU of `arena bot-first` (it loads and relocates one
+/// shared library instead of three, and maps 17 KB instead of 30 MB).
+#[derive(Clone, Debug)]
+pub struct InstantBot {
+    pub command: Vec<String>,
+    /// What it is and where it came from, for the report.
+    pub description: String,
+    /// The compiled C bot, removed when the last clone goes.
+    _built: Option<Arc<CProgram>>,
+}
+
+/// A C program compiled with `$CC` (default `cc`) `-O2` into the temporary
+/// directory; the executable is removed when this is dropped.
+#[derive(Debug)]
+pub struct CProgram {
+    pub exe: PathBuf,
+    /// The compiler that built it.
+    pub cc: String,
+}
+
+impl CProgram {
+    pub fn build(source: &Path, name: &str) -> Result<CProgram, String> {
+        let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+        let exe = temp_path(name);
+        let out = Command::new(&cc)
+            .args(["-O2", "-o"])
+            .arg(&exe)
+            .arg(source)
+            .output()
+            .map_err(|e| format!("cannot run {cc}: {e}"))?;
+        if !out.status.success() {
+            return Err(format!(
+                "{cc} failed on {}: {}",
+                source.display(),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        Ok(CProgram { exe, cc })
+    }
+}
+
+/// A path in the temporary directory that no other call returns, so that
+/// removing one file never removes another's.
+fn temp_path(name: &str) -> PathBuf {
+    static CALLS: AtomicU64 = AtomicU64::new(0);
+    let n = CALLS.fetch_add(1, Ordering::Relaxed);
+    std::env::temp_dir().join(format!("arena-bench-{}-{n}-{name}", std::process::id()))
+}
+
+impl Drop for CProgram {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.exe);
+    }
+}
+
+/// The C reference bot, built into the bench so that it needs no checkout.
+const FIRST_LEGAL_C: &str = include_str!("../../../../bots/c/first_legal.c");
+
+impl InstantBot {
+    /// `arena bot-first`: answers every `go` with the first legal move.
+    pub fn rust(arena: &Path) -> InstantBot {
+        InstantBot {
+            command: vec![arena.display().to_string(), "bot-first".into()],
+            description: "arena bot-first (Rust)".into(),
+            _built: None,
+        }
+    }
+
+    /// `bots/c/first_legal.c --first`, compiled with [`CProgram`].
+    pub fn c() -> Result<InstantBot, String> {
+        let source = temp_path("first_legal.c");
+        std::fs::write(&source, FIRST_LEGAL_C)
+            .map_err(|e| format!("cannot write {}: {e}", source.display()))?;
+        let built = CProgram::build(&source, "first_legal");
+        let _ = std::fs::remove_file(&source);
+        let built = built?;
+        Ok(InstantBot {
+            command: vec![built.exe.display().to_string(), "--first".into()],
+            description: format!(
+                "bots/c/first_legal.c --first (C, built with {} -O2)",
+                built.cc
+            ),
+            _built: Some(Arc::new(built)),
+        })
+    }
+
+    /// The C bot, else `arena bot-first` with the reason in its description.
+    pub fn lightest(arena: &Path) -> InstantBot {
+        InstantBot::c().unwrap_or_else(|e| {
+            let mut bot = InstantBot::rust(arena);
+            bot.description = format!("{} (no C bot: {e})", bot.description);
+            bot
+        })
+    }
+
+    /// The bot unsandboxed: these figures are the referee's own cost.
+    pub(super) fn spec(&self, name: &str) -> Arc<BotSpec> {
+        let mut spec = BotSpec::new(name, self.command.clone());
+        spec.sandbox = crate::process::Sandbox::None;
+        Arc::new(spec)
+    }
+}
