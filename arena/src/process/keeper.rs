@@ -214,8 +214,9 @@ fn sweeper() {
             *nudged = false;
         }
         sweep_orphans();
-        // At most one scan of /proc per interval, however many bots stop.
-        std::thread::sleep(Duration::from_millis(20));
+        // At most one scan of /proc (milliseconds of CPU) per interval,
+        // however many bots stop.
+        std::thread::sleep(Duration::from_millis(100));
     }
 }
 
