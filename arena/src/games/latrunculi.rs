@@ -697,11 +697,11 @@ impl Gen<'_> {
 
     /// The landing square of a hop in direction `k` over the neighbour `n`,
     /// if `n` holds an enemy piece (free or trapped) and the square beyond
-    /// is empty.
+    /// is empty. (`OFF` shares no bit with a piece, so an off-board `n`
+    /// fails the first test and the square beyond it is never read.)
     #[inline]
     fn hop(&self, n: usize, k: u8) -> Option<usize> {
-        let cell = self.cells[n];
-        if cell == OFF || cell & self.foe == 0 {
+        if self.cells[n] & self.foe == 0 {
             return None;
         }
         let t = self.step(n, k);
@@ -738,8 +738,27 @@ impl Gen<'_> {
     /// length leave the queue in that order, so their first extensions do
     /// too). Chains come out fewest hops first, then in that order.
     fn chains<S: Sink>(&self, first: [u16; 4], sink: &mut S) -> bool {
-        // Made here rather than once per generation: most pieces have no
-        // jump, and the end-of-game check generates one action at most.
+        // One hop first, without the queue: most pieces stop there.
+        let mut deeper = false;
+        for k in CANONICAL_ORDER {
+            let t = first[k as usize] as usize;
+            if t == 0 {
+                continue;
+            }
+            let chain = Chain {
+                from: self.from_sq,
+                hops: 1,
+                dirs: k as u128,
+            };
+            if self.landing_ok(t) && sink.push(Move::Jump(chain)) {
+                return true;
+            }
+            // The hop back lands on the start square, which is occupied.
+            deeper |= (0..4).any(|d| d != 3 - k && self.hop(self.step(t, d), d).is_some());
+        }
+        if !deeper {
+            return false;
+        }
         let mut queue = [Node::default(); QUEUE];
         // Squares reached (the start square is occupied on the board, so it
         // is excluded without being marked).
@@ -757,10 +776,15 @@ impl Gen<'_> {
                 tail += 1;
             }
         }
+        // Nodes 1 to listed - 1 are the one-hop chains, listed above.
+        let listed = tail;
         let mut head = 1;
         while head < tail {
             let at = queue[head].at as usize;
-            if self.landing_ok(at) && sink.push(Move::Jump(self.chain_to(&queue, head))) {
+            if head >= listed
+                && self.landing_ok(at)
+                && sink.push(Move::Jump(self.chain_to(&queue, head)))
+            {
                 return true;
             }
             for k in CANONICAL_ORDER {
