@@ -730,13 +730,10 @@ impl Gen<'_> {
         })
     }
 
-    /// Lists one jump chain per square the piece on `from` can end on, given
-    /// the landing square of its first hop in each direction (0: none): the
-    /// canonical one. A breadth-first search that tries the directions in
-    /// [`CANONICAL_ORDER`] reaches each square first by the shortest chain
-    /// whose hops come first in that order, hop by hop (the squares of each
-    /// length leave the queue in that order, so their first extensions do
-    /// too). Chains come out fewest hops first, then in that order.
+    /// Lists one jump chain per square the piece on `from` can end on, the
+    /// canonical one, given the landing square of its first hop in each
+    /// direction (0: none): the one-hop chains in [`CANONICAL_ORDER`], then,
+    /// if any of them can hop on, the longer ones.
     fn chains<S: Sink>(&self, first: [u16; 4], sink: &mut S) -> bool {
         // One hop first, without the queue: most pieces stop there.
         let mut deeper = false;
@@ -756,9 +753,17 @@ impl Gen<'_> {
             // The hop back lands on the start square, which is occupied.
             deeper |= (0..4).any(|d| d != 3 - k && self.hop(self.step(t, d), d).is_some());
         }
-        if !deeper {
-            return false;
-        }
+        deeper && self.longer_chains(first, sink)
+    }
+
+    /// The chains of two hops or more, for [`Gen::chains`] (out of line: few
+    /// pieces have any). A breadth-first search that tries the directions
+    /// in [`CANONICAL_ORDER`] reaches each square first by the shortest
+    /// chain whose hops come first in that order, hop by hop (the squares of
+    /// each length leave the queue in that order, so their first extensions
+    /// do too). Chains come out fewest hops first, then in that order.
+    #[inline(never)]
+    fn longer_chains<S: Sink>(&self, first: [u16; 4], sink: &mut S) -> bool {
         let mut queue = [Node::default(); QUEUE];
         // Squares reached (the start square is occupied on the board, so it
         // is excluded without being marked).
