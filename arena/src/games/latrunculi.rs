@@ -1400,13 +1400,16 @@ mod tests {
         legal(g, st).iter().any(|m| m == mv)
     }
 
-    fn sorted(mut list: Vec<String>) -> Vec<String> {
-        list.sort();
-        list
-    }
-
-    fn sorted_words(text: &str) -> Vec<String> {
-        sorted(text.split(' ').map(str::to_string).collect())
+    /// The legal actions are those the rules list (in any order), and come
+    /// in `engine_order` (protocol.md's ruling on the order).
+    fn assert_legal(g: &Latrunculi, st: &State, rules: &str, engine_order: &str) {
+        let got = legal(g, st);
+        let mut sorted = got.clone();
+        sorted.sort();
+        let mut expected: Vec<&str> = rules.split(' ').collect();
+        expected.sort();
+        assert_eq!(sorted, expected);
+        assert_eq!(got.join(" "), engine_order);
     }
 
     fn sqs(list: &Squares) -> Vec<String> {
@@ -1474,14 +1477,12 @@ mod tests {
             &g,
             "board=XX4OO/8/8/8/8/1O6/O7/X7 turn=0 phase=move hand=0,0 quiet=7 ply=40",
         );
-        assert_eq!(
-            sorted(legal(&g, &st)),
-            sorted_words("a1-a3 a1-a3-c3 a1-b1 a8-a7 b8-b7 b8-c8")
-        );
-        // In the engine's order: by start square, steps before chains.
-        assert_eq!(
-            legal(&g, &st).join(" "),
-            "a1-b1 a1-a3 a1-a3-c3 a8-a7 b8-b7 b8-c8"
+        // The engine lists steps before chains.
+        assert_legal(
+            &g,
+            &st,
+            "a1-a3 a1-a3-c3 a1-b1 a8-a7 b8-b7 b8-c8",
+            "a1-b1 a1-a3 a1-a3-c3 a8-a7 b8-b7 b8-c8",
         );
         let eff = play(&g, &mut st, "a1-a3-c3");
         assert_eq!(eff.hops, 2);
@@ -1535,13 +1536,11 @@ mod tests {
         let g = game();
         let text = "board=XX4OO/8/8/8/2O5/1O1O4/1XO5/8 turn=0 phase=move hand=0,0 quiet=7 ply=40";
         let mut st = state(&g, text);
-        assert_eq!(
-            sorted(legal(&g, &st)),
-            sorted_words("a8-a7 b8-b7 b8-c8 b2-a2 b2-b1 b2-b4 b2-b4-d4 b2-d2")
-        );
-        assert_eq!(
-            legal(&g, &st).join(" "),
-            "a8-a7 b2-a2 b2-b1 b2-b4 b2-d2 b2-b4-d4 b8-b7 b8-c8"
+        assert_legal(
+            &g,
+            &st,
+            "a8-a7 b8-b7 b8-c8 b2-a2 b2-b1 b2-b4 b2-b4-d4 b2-d2",
+            "a8-a7 b2-a2 b2-b1 b2-b4 b2-d2 b2-b4-d4 b8-b7 b8-c8",
         );
         // b2-d2-d4 also ends on d4 but hops right before up: refused, and
         // the error names the canonical chain.
