@@ -128,6 +128,13 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
     /// `Some` once the game is over.
     fn outcome(&self, state: &Self::State) -> Option<Outcome>;
 
+    /// Why `mv`, which is not legal in `state`, is refused, when the rules
+    /// say more than that it is not in the legal list (a Ludus
+    /// latrunculorum jump chain that is not the canonical one).
+    fn why_illegal(&self, _state: &Self::State, _mv: &Self::Move) -> Option<String> {
+        None
+    }
+
     /// Applies `mv` if it is legal in `state`; otherwise leaves `state` as it was.
     fn play(&self, state: &mut Self::State, mv: &Self::Move) -> Result<Self::Effects, IllegalMove> {
         let mut legal = Vec::new();
@@ -170,8 +177,14 @@ impl Clone for Box<dyn AnyState> {
 pub enum PlayError {
     #[error(transparent)]
     Malformed(#[from] ParseError),
-    #[error(transparent)]
-    Illegal(#[from] IllegalMove),
+    /// Not legal in the position, and why when the game says more
+    /// ([`Game::why_illegal`]).
+    #[error("{}{}", .0, because(.1))]
+    Illegal(IllegalMove, Option<String>),
+}
+
+fn because(why: &Option<String>) -> String {
+    why.as_ref().map(|w| format!(": {w}")).unwrap_or_default()
 }
 
 /// A game's state bundled with its parameters, so it can stand alone behind `dyn`.
@@ -200,7 +213,10 @@ impl<G: Game> AnyState for Bound<G> {
 
     fn play(&mut self, mv: &str) -> Result<serde_json::Value, PlayError> {
         let mv = self.game.parse_move(mv)?;
-        let effects = self.game.play(&mut self.state, &mv)?;
+        let effects = self
+            .game
+            .play(&mut self.state, &mv)
+            .map_err(|e| PlayError::Illegal(e, self.game.why_illegal(&self.state, &mv)))?;
         Ok(serde_json::to_value(effects).expect("effects serialize to JSON"))
     }
 
