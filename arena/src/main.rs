@@ -185,7 +185,8 @@ fn main() -> ExitCode {
     );
     if runs_bots {
         // Before any thread exists (see process::keeper).
-        arena::process::keeper::install();
+        // `play` reads the terminal: it stays in the terminal's group.
+        arena::process::keeper::install(matches!(cli.command, Command::Play(_)));
     }
     let code = run(cli);
     if runs_bots {
