@@ -99,7 +99,7 @@ impl Codec {
                 }
                 let mut hops = mv.split('-');
                 let from = square(hops.next()?)?;
-                match hops.last() {
+                match hops.next_back() {
                     None => Some(from),
                     Some(to) => Some(2 * squares + from * squares + square(to)?),
                 }

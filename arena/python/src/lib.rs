@@ -39,6 +39,12 @@ create_exception!(
     "A well-formed move or action that is not legal in the position (or the game is over)."
 );
 
+/// Parameters as `key=value` pairs, in the game's canonical order.
+type Params = Vec<(String, String)>;
+
+/// What `__reduce__` returns for pickling: the function that rebuilds, and its arguments.
+type Reduced<Args> = (Py<PyAny>, Args);
+
 /// OpenSpiel's player id for "nobody: the game is over" (`pyspiel.PlayerId.TERMINAL`).
 const TERMINAL: i64 = -4;
 
@@ -54,7 +60,7 @@ fn to_py(error: engine::Error) -> PyErr {
 #[derive(Debug)]
 struct Shared {
     engine: engine::Game,
-    params: Vec<(String, String)>,
+    params: Params,
     codec: Option<Codec>,
 }
 
@@ -230,7 +236,7 @@ impl Game {
         h.finish()
     }
 
-    fn __reduce__(&self, py: Python<'_>) -> PyResult<(Py<PyAny>, (String, Vec<(String, String)>))> {
+    fn __reduce__(&self, py: Python<'_>) -> PyResult<Reduced<(String, Params)>> {
         let restore = py.import("arena_games._engine")?.getattr("_game")?;
         Ok((
             restore.unbind(),
@@ -419,7 +425,7 @@ impl State {
             && self.inner.text() == other.inner.text()
     }
 
-    fn __reduce__(&self, py: Python<'_>) -> PyResult<(Py<PyAny>, (Game, String))> {
+    fn __reduce__(&self, py: Python<'_>) -> PyResult<Reduced<(Game, String)>> {
         let restore = py.import("arena_games._engine")?.getattr("_state")?;
         Ok((restore.unbind(), (self.game(), self.inner.text())))
     }
@@ -475,7 +481,7 @@ fn games() -> Vec<&'static str> {
 
 /// Unpickles a Game.
 #[pyfunction]
-fn _game(name: &str, params: Vec<(String, String)>) -> PyResult<Game> {
+fn _game(name: &str, params: Params) -> PyResult<Game> {
     Game::build(name, &params)
 }
 
