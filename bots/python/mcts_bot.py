@@ -40,7 +40,7 @@ def search(root_state, legal, rng, deadline, iterations, c):
     root = Node(root_state)
     root.untried = [move for move in root.untried if move in legal]  # the referee has the last word
     done = 0
-    while done < iterations and (done % 16 or done == 0 or time.monotonic() < deadline):
+    while done < iterations and (done == 0 or time.monotonic() < deadline):
         node, state = root, root_state.clone()
         while not node.untried and node.children:  # selection
             node = node.select(c)

@@ -24,7 +24,7 @@ import time
 import arena_bot
 
 
-def play(make_bot, name, seed=0, share=0.6, sims_per_second=None):
+def play(make_bot, name, seed=0, share=0.4, sims_per_second=None):
     """Runs the protocol loop with a fresh OpenSpiel bot per game from ``make_bot``.
 
     A bot with a ``max_simulations`` attribute (MCTSBot) gets it set before each move so
@@ -73,7 +73,9 @@ def play(make_bot, name, seed=0, share=0.6, sims_per_second=None):
             done = speed["evaluations"]
             arena_bot.info("simulations %d of %d in %.0f ms" % (done, bot.max_simulations, elapsed * 1000))
             if done >= 8 and elapsed > 0.001:
-                speed["rate"] = min(4 * speed["rate"], 0.5 * speed["rate"] + 0.5 * done / elapsed)
+                # Slower at once (the next search must not overrun), faster step by step.
+                rate = done / elapsed
+                speed["rate"] = rate if rate < speed["rate"] else min(2 * speed["rate"], (speed["rate"] + rate) / 2)
         return state.arena.action_to_move(action)
 
     out = sys.stdout
@@ -88,6 +90,8 @@ def main():
     parser.add_argument("--evaluator", choices=["playout", "random-rollout"], default="playout",
                         help="MCTS leaf evaluation: native playouts (default) or OpenSpiel's RandomRolloutEvaluator")
     parser.add_argument("--uct-c", type=float, default=2.0, help="MCTS exploration constant (default 2)")
+    parser.add_argument("--share", type=float, default=0.4,
+                        help="share of the clock's budget MCTS aims at (default 0.4: a search cannot stop early)")
     args = parser.parse_args()
     try:
         import pyspiel
@@ -109,7 +113,7 @@ def main():
             return uniform_random.UniformRandomBot(seat, rng)
         return pyspiel.load_bot(args.bot, game, seat)
 
-    play(make_bot, name="openspiel-%s seed=%d" % (args.bot, args.seed), seed=args.seed)
+    play(make_bot, name="openspiel-%s seed=%d" % (args.bot, args.seed), seed=args.seed, share=args.share)
 
 
 if __name__ == "__main__":
