@@ -36,7 +36,7 @@ class Node:
 
 
 def search(root_state, legal, rng, deadline, iterations, c):
-    """Grows the tree until the deadline (or for `iterations` playouts); returns the root."""
+    """Grows a tree until the deadline (or `iterations` playouts); returns it and the playout count."""
     root = Node(root_state)
     root.untried = [move for move in root.untried if move in legal]  # the referee has the last word
     done = 0
@@ -65,7 +65,8 @@ def search(root_state, legal, rng, deadline, iterations, c):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=0, help="bot seed, mixed with each game's seed (default 0)")
-    parser.add_argument("--iterations", type=int, default=10**9, help="playouts per move at most (default: as time allows)")
+    parser.add_argument("--iterations", type=int, default=10**9,
+                        help="playouts per move at most (default: as many as time allows)")
     parser.add_argument("--c", type=float, default=1.4, help="UCT exploration constant (default 1.4)")
     parser.add_argument("--share", type=float, default=0.7, help="share of the clock's budget to use (default 0.7)")
     args = parser.parse_args()
@@ -82,9 +83,11 @@ def main():
             return legal[0]
         budget = clock.budget_ms()
         budget_s = (1000 if budget is None else budget) * args.share / 1000.0
-        root, done = search(game.engine_state(state_text), set(legal), rng, clock.started + budget_s, args.iterations, args.c)
+        state = game.engine_state(state_text)
+        root, done = search(state, set(legal), rng, clock.started + budget_s, args.iterations, args.c)
         best = max(root.children, key=lambda ch: (ch.visits, ch.reward))
-        arena_bot.info("playouts %d, best %s won %.0f%% of %d" % (done, best.move, 50 + 50 * best.reward / best.visits, best.visits))
+        won = 50 + 50 * best.reward / best.visits
+        arena_bot.info("playouts %d, best %s won %.0f%% of %d" % (done, best.move, won, best.visits))
         return best.move
 
     arena_bot.run(choose, name="mcts-py seed=%d" % args.seed, on_newgame=newgame)
