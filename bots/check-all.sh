@@ -38,6 +38,9 @@ BOTS=(
   "rust-mcts|$R/arena-mcts|$R/arena-mcts --seed 1"
   "python-random|python3|python3 bots/python/random_bot.py --seed 1"
   "python-dakon-greedy|python3|python3 bots/python/dakon_greedy.py --seed 1"
+  # The search bots on the arena_games package, in the .venv that arena/python/venv.sh builds.
+  "python-mcts|.venv/bin/python|.venv/bin/python bots/python/mcts_bot.py --seed 1"
+  "python-openspiel-mcts|.venv/bin/python|.venv/bin/python bots/python/openspiel_bot.py --seed 1"
   "c-first-legal|bots/c/build/first_legal|bots/c/build/first_legal --seed 1"
   "js-random|node|node bots/js/random_bot.js --seed 1"
   "java-random|javac|java -cp bots/java/build RandomBot --seed 1"
@@ -50,7 +53,7 @@ echo "== arena check-bot, every bot, both games, movetime 100 ms"
 for entry in "${BOTS[@]}"; do
   IFS='|' read -r name needs argv <<<"$entry"
   if ! command -v "$needs" >/dev/null 2>&1; then
-    echo "FAIL  $name: '$needs' not found"
+    echo "FAIL  $name: '$needs' not found$([[ $needs == .venv/* ]] && echo ' (build it: arena/python/venv.sh)')"
     failures=$((failures + 1))
     continue
   fi

@@ -164,6 +164,10 @@ pub trait AnyState: Debug + Display + Send + Sync {
     fn play(&mut self, mv: &str) -> Result<serde_json::Value, PlayError>;
     fn outcome(&self) -> Option<Outcome>;
     fn clone_box(&self) -> Box<dyn AnyState>;
+    /// Plays uniformly random legal moves (ChaCha8 seeded with `seed`) until the
+    /// game ends and returns how many: playouts without a round trip through
+    /// move text (the Python package's `State.playout`).
+    fn random_playout(&mut self, seed: u64) -> u64;
 }
 
 impl Clone for Box<dyn AnyState> {
@@ -226,6 +230,12 @@ impl<G: Game> AnyState for Bound<G> {
 
     fn clone_box(&self) -> Box<dyn AnyState> {
         Box::new(self.clone())
+    }
+
+    fn random_playout(&mut self, seed: u64) -> u64 {
+        use rand::SeedableRng;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        crate::playout::random_playout(&self.game, &mut self.state, &mut rng, &mut Vec::new()).0
     }
 }
 
