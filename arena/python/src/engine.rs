@@ -74,8 +74,9 @@ impl State {
     pub fn play(&mut self, mv: &str) -> Result<(), Error> {
         match self.0.play(mv) {
             Ok(_effects) => Ok(()),
-            Err(PlayError::Malformed(e)) => Err(Error::Notation(e.to_string())),
-            Err(PlayError::Illegal(e)) => Err(Error::Illegal(e.to_string())),
+            Err(e @ PlayError::Malformed(_)) => Err(Error::Notation(e.to_string())),
+            // With the game's reason (which chain is the canonical one, say).
+            Err(e @ PlayError::Illegal(..)) => Err(Error::Illegal(e.to_string())),
         }
     }
 

@@ -280,13 +280,21 @@ def _ends(moves):
     ],
 )
 def test_latrunculi_worked_example_chains(example, listed):
-    """Every listed chain is legal, and the legal moves reach exactly the listed final
-    squares (one action per final square: the action ids are exactly the listed ones)."""
+    """The legal moves are exactly the listed ones: one chain per final square, the
+    canonical one (so the action ids are exactly the listed ones too)."""
     listed = listed.split()
     state = latrunculi().state_from_text(LAT[example])
-    assert set(listed) <= set(state.legal_moves())
+    assert set(state.legal_moves()) == set(listed)
     assert _ends(state.legal_moves()) == _ends(listed)
     assert state.legal_actions() == sorted(state.move_to_action(m) for m in listed)
+
+
+def test_latrunculi_worked_example_7_refuses_the_other_chain():
+    """b2-d2-d4 also ends on d4, but b2-b4-d4 is the canonical chain (up before right)."""
+    state = latrunculi().state_from_text(LAT["7"])
+    with pytest.raises(IllegalMoveError, match="b2-b4-d4"):
+        state.apply("b2-d2-d4")
+    assert str(state) == LAT["7"]
 
 
 def test_latrunculi_suicide_rule():
