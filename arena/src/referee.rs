@@ -34,9 +34,10 @@ pub struct TimeControl {
     /// Tolerated overrun before a bot loses on time.
     pub margin: Duration,
     /// Whether the bot not on move keeps running (thinking on its
-    /// opponent's time, cutechess's `ponder`). Off: it is frozen until its
-    /// next `go`, so that nothing it left running takes the CPU its
-    /// opponent's clock is paying for.
+    /// opponent's time, cutechess's `ponder`). Off: it is frozen from
+    /// [`FREEZE_AFTER`] into its opponent's turn until its next `go`, so that
+    /// nothing it left running takes the CPU its opponent's clock is paying
+    /// for.
     pub ponder: bool,
 }
 
@@ -241,7 +242,6 @@ async fn play(
         if let Err(f) = bot.flush().await {
             return table.forfeit(seat, f);
         }
-        bot.set_frozen(!setup.time.ponder);
     }
 
     let tc = setup.time;
@@ -263,7 +263,12 @@ async fn play(
             !legal.is_empty(),
             "engine bug: no legal move in a position that is not over"
         );
-        let bot = &mut *bots[seat];
+        let [first, second] = &mut *bots;
+        let (bot, waiting) = if seat == 0 {
+            (&mut **first, &mut **second)
+        } else {
+            (&mut **second, &mut **first)
+        };
 
         // Anything the bot said since its last decision: info is kept for
         // this move; a move nobody asked for is a protocol violation.
@@ -315,8 +320,22 @@ async fn play(
         let go_at = Instant::now();
         let deadline = limit.map(|l| go_at + l + tc.margin);
 
+        // The bot not on move is frozen once its opponent has thought for
+        // FREEZE_AFTER: a move that comes sooner (an instant bot's) costs no
+        // signals, and nothing the waiting bot left running gets more than
+        // that of its opponent's time.
+        let mut freeze_at = (!tc.ponder).then(|| go_at + FREEZE_AFTER);
         let (mv, answered_at) = loop {
-            match bot.read_message(deadline).await {
+            let message = tokio::select! {
+                biased;
+                m = bot.read_message(deadline) => m,
+                _ = sleep_until_some(freeze_at) => {
+                    waiting.set_frozen(true);
+                    freeze_at = None;
+                    continue;
+                }
+            };
+            match message {
                 Ok(FromBot::Move(mv)) => break (mv, Instant::now()),
                 Ok(FromBot::Info(text)) => keep_info(&mut info, &mut dropped, &text),
                 Ok(FromBot::Empty) => {}
@@ -342,7 +361,6 @@ async fn play(
             .cpu_time()
             .zip(cpu_at_go)
             .map(|(now, then)| now.saturating_sub(then));
-        bot.set_frozen(!tc.ponder);
         let used = answered_at - go_at;
         if let Some(limit) = limit {
             if used > limit + tc.margin {
@@ -399,6 +417,17 @@ async fn play(
             state: state_text.clone(),
             effects,
         });
+    }
+}
+
+/// How long a bot may think before its waiting opponent is frozen.
+pub const FREEZE_AFTER: Duration = Duration::from_millis(1);
+
+/// Sleeps until `at`, or for ever when there is none.
+async fn sleep_until_some(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
     }
 }
 

@@ -134,7 +134,11 @@ fn resume_after_sigkill_plays_only_what_is_missing() {
         .map(|pid| {
             let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
             let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            format!("{pid}: {} [{}]", String::from_utf8_lossy(&cmd).replace('\0', " "), stat.trim())
+            format!(
+                "{pid}: {} [{}]",
+                String::from_utf8_lossy(&cmd).replace('\0', " "),
+                stat.trim()
+            )
         })
         .collect();
     assert!(
