@@ -5,7 +5,8 @@
 #   bots/check-all.sh          (from anywhere; builds what it needs)
 #
 # 1. `arena check-bot` for every bot in bots/ on both games, at the default 100 ms per
-#    move: handshake, full games, odd positions, quit. Any FAIL fails the script.
+#    move, in the sandbox a tournament uses (bubblewrap where it works): handshake,
+#    full games, odd positions, quit. Any FAIL fails the script.
 # 2. Two `arena match` processes at once, --movetime 100, on this machine: the Rust
 #    alpha-beta against the Rust MCTS (both time-managed), and the Python Dakon greedy
 #    against the Python random bot; Dakon, then Latrunculi. No game may end in
@@ -20,6 +21,9 @@ unset PYTHONUNBUFFERED
 
 cargo build --release --workspace -q || { echo "FAIL: cargo build --release"; exit 1; }
 make -s -C bots/c || { echo "FAIL: make -C bots/c"; exit 1; }
+if command -v javac >/dev/null 2>&1; then
+  make -s -C bots/java || { echo "FAIL: make -C bots/java"; exit 1; }
+fi
 
 ARENA=target/release/arena
 R=target/release
@@ -34,8 +38,12 @@ BOTS=(
   "rust-mcts|$R/arena-mcts|$R/arena-mcts --seed 1"
   "python-random|python3|python3 bots/python/random_bot.py --seed 1"
   "python-dakon-greedy|python3|python3 bots/python/dakon_greedy.py --seed 1"
+  # The search bots on the arena_games package, in the .venv that arena/python/venv.sh builds.
+  "python-mcts|.venv/bin/python|.venv/bin/python bots/python/mcts_bot.py --seed 1"
+  "python-openspiel-mcts|.venv/bin/python|.venv/bin/python bots/python/openspiel_bot.py --seed 1"
   "c-first-legal|bots/c/build/first_legal|bots/c/build/first_legal --seed 1"
   "js-random|node|node bots/js/random_bot.js --seed 1"
+  "java-random|javac|java -cp bots/java/build RandomBot --seed 1"
 )
 
 log=$(mktemp)
@@ -45,7 +53,7 @@ echo "== arena check-bot, every bot, both games, movetime 100 ms"
 for entry in "${BOTS[@]}"; do
   IFS='|' read -r name needs argv <<<"$entry"
   if ! command -v "$needs" >/dev/null 2>&1; then
-    echo "FAIL  $name: '$needs' not found"
+    echo "FAIL  $name: '$needs' not found$([[ $needs == .venv/* ]] && echo ' (build it: arena/python/venv.sh)')"
     failures=$((failures + 1))
     continue
   fi

@@ -34,7 +34,7 @@ fn play_draws_the_board_explains_bad_input_and_finishes_the_game() {
         let start = game.initial_state();
         let illegal = ["0", "1", "a1-a2", "xa1", "a1-b1", "13", "a9"]
             .into_iter()
-            .find(|mv| matches!(start.clone().play(mv), Err(PlayError::Illegal(_))))
+            .find(|mv| matches!(start.clone().play(mv), Err(PlayError::Illegal(..))))
             .expect("some candidate is a well-formed illegal move");
         let mut input = format!("\nthis is not a move\n{illegal}\nmoves\n");
         for m in &record.moves {

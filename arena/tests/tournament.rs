@@ -129,9 +129,21 @@ fn resume_after_sigkill_plays_only_what_is_missing() {
         || procs::with_env(&format!("ARENA_TEST_TAG={tag}")),
         Vec::is_empty,
     );
+    let shown: Vec<String> = left
+        .iter()
+        .map(|pid| {
+            let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            format!(
+                "{pid}: {} [{}]",
+                String::from_utf8_lossy(&cmd).replace('\0', " "),
+                stat.trim()
+            )
+        })
+        .collect();
     assert!(
         left.is_empty(),
-        "bot processes survived the killed run: {left:?}"
+        "bot processes survived the killed run: {shown:#?}"
     );
 
     // Without --resume the directory is not overwritten.

@@ -23,6 +23,13 @@ What the kit does for you:
   first legal move instead, so a bug costs a bad move rather than a forfeit;
 - exits cleanly (``run`` returns) on ``quit`` or end of input.
 
+The rules engines, when the ``arena_games`` package is installed (arena/python/README.md;
+the kit itself needs only the standard library): :attr:`GameInfo.engine` is the game as an
+``arena_games.Game`` and :meth:`GameInfo.engine_state` the position as an
+``arena_games.State`` (legal moves, apply, clone, native random playouts), so a bot can
+search without its own copy of the rules. Both are ``None`` without the package;
+:data:`arena_games` is the module or ``None``.
+
 Nothing here runs on import, so the module is also usable as a library, e.g. to parse
 states in tests.
 """
@@ -31,9 +38,15 @@ import argparse
 import sys
 import time
 
+try:  # the rules engines, optional: pip install ./arena/python
+    import arena_games
+except ImportError:
+    arena_games = None
+
 __all__ = [
     "Clock",
     "GameInfo",
+    "arena_games",
     "parse_fields",
     "parse_value",
     "parse_args",
@@ -166,7 +179,9 @@ class GameInfo:
     - ``seed``: the game's seed (int), e.g. for ``random.Random(my_seed ^ info.seed)``;
     - ``params``: every game parameter, values converted by :func:`parse_value`;
     - ``played``: list of ``(seat, move)`` in order;
-    - ``result``: None during the game, then ``(outcome, reason, extra_fields)``.
+    - ``result``: None during the game, then ``(outcome, reason, extra_fields)``;
+    - ``engine``: the game as an ``arena_games.Game``, or None when the package is not
+      installed (or does not know the game); see :meth:`engine_state`.
     """
 
     def __init__(self, game, seat, seed, params):
@@ -176,6 +191,42 @@ class GameInfo:
         self.params = params
         self.played = []
         self.result = None
+        self._engine = False  # not built yet
+        self._replay = None  # (moves replayed, arena_games.State)
+
+    @property
+    def engine(self):
+        if self._engine is False:
+            self._engine = None
+            if arena_games is not None:
+                params = {key: value for key, value in self.params.items() if value is not None}
+                try:
+                    self._engine = arena_games.load(self.game, **params)
+                except arena_games.GameError as error:
+                    log("arena_bot: no engine for %s: %s" % (self.game, error))
+        return self._engine
+
+    def engine_state(self, state_text):
+        """The position ``state_text`` as an ``arena_games.State`` (None without the package).
+
+        When the ``played`` moves lead from the initial position to ``state_text``, the
+        state is their replay, so it keeps what the text cannot hold (the repetition
+        history of Ludus latrunculorum); otherwise (a game started from another position)
+        it is read from the text. The caller owns the returned state.
+        """
+        engine = self.engine
+        if engine is None:
+            return None
+        done, state = self._replay or (0, engine.new_initial_state())
+        try:
+            for _, move in self.played[done:]:
+                state.apply(move)
+        except arena_games.GameError:
+            state = None
+        if state is None or str(state) != state_text:
+            state = engine.state_from_text(state_text)  # and replay on from here
+        self._replay = (len(self.played), state)
+        return state.clone()
 
     @classmethod
     def from_newgame(cls, rest):

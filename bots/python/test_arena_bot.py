@@ -99,6 +99,19 @@ class Loop(unittest.TestCase):
         arena_bot.run(choose, stdin=io.BytesIO(DAKON.encode()), stdout=out)
         self.assertEqual(out.getvalue().splitlines()[1], "info depth 3 score 5")
 
+    def test_the_engine_is_offered_only_when_installed(self):
+        """Standard library alone: no engine, and nothing else changes. With the
+        arena_games package (arena/python/tests/test_bots.py tests it fully): the game."""
+        game = arena_bot.GameInfo.from_newgame(DAKON.splitlines()[1].split(" ", 1)[1])
+        state = "pits=8,8,8,0,0,8,8,8,8,8,1,8,8,8 stores=9,0 turn=1 ply=1"
+        game.played.append((0, "10"))
+        if arena_bot.arena_games is None:
+            self.assertIsNone(game.engine)
+            self.assertIsNone(game.engine_state(state))
+        else:
+            self.assertEqual(game.engine.name, "dakon")
+            self.assertEqual(game.engine_state(state).legal_moves(), ["0", "1", "2", "5", "6"])
+
 
 if __name__ == "__main__":
     unittest.main()

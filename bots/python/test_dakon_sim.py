@@ -31,8 +31,8 @@ class WorkedExamples(unittest.TestCase):
         self.assertFalse(bonus)
 
     def test_3_mikul_takes_both_neighbours_and_the_lander(self):
-        state, bonus = played("pits=1,1,1,1,3,0,2,1,1,1,1,1,1,3 stores=10,20 turn=0 ply=12", 13)
-        self.assertEqual(state.notation(), "pits=1,1,1,1,0,0,0,1,1,1,1,1,1,0 stores=18,20 turn=1 ply=13")
+        state, bonus = played("pits=1,1,1,1,3,0,2,1,1,1,1,1,1,3 stores=35,45 turn=0 ply=12", 13)
+        self.assertEqual(state.notation(), "pits=1,1,1,1,0,0,0,1,1,1,1,1,1,0 stores=43,45 turn=1 ply=13")
         self.assertFalse(bonus)
 
     def test_4_long_lap_does_not_skip_the_origin_pit(self):

@@ -74,7 +74,8 @@ pub struct MatchArgs {
     #[arg(long, value_name = "KIND", default_value = "auto")]
     sandbox: Sandbox,
     /// Let the bot not on move keep running (think on its opponent's time);
-    /// by default it is frozen until its next `go`.
+    /// by default it is frozen from 1 ms into its opponent's turn until its
+    /// next `go`.
     #[arg(long)]
     ponder: bool,
     /// Pin each concurrent game (its bots and its referee thread) to a CPU

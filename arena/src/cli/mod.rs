@@ -190,7 +190,8 @@ pub fn main() -> ExitCode {
     let runs_bots = cli.command.runs_bots();
     if runs_bots {
         // Before any thread exists (see process::keeper).
-        arena::process::keeper::install();
+        // `play` reads the terminal: it stays in the terminal's group.
+        arena::process::keeper::install(matches!(cli.command, Command::Play(_)));
     }
     let name = cli.command.name();
     let code = match cli.command.run() {

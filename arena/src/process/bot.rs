@@ -700,7 +700,9 @@ impl Bot {
             self.members.terminate();
             reaped = tokio::time::timeout(grace, self.child.wait()).await.is_ok();
         }
-        // Whatever is left (children of the bot included) dies now.
+        // Whatever is left (children of the bot included) dies now; what
+        // had left the bot's tree becomes arena's to reap.
+        let orphans = self.members.may_leave_orphans();
         self.members.kill();
         if !reaped {
             let _ = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await;
@@ -718,13 +720,16 @@ impl Bot {
         }
         live_remove(self.pgid);
         self.done = true;
-        process::keeper::nudge();
+        if orphans {
+            process::keeper::nudge();
+        }
     }
 }
 
 impl Drop for Bot {
     fn drop(&mut self) {
         if !self.done {
+            let orphans = self.members.may_leave_orphans();
             self.members.kill();
             let _ = self.child.start_kill();
             // Reap the leader here (SIGKILL takes effect within a moment):
@@ -739,7 +744,9 @@ impl Drop for Bot {
                 drain.abort();
             }
             live_remove(self.pgid);
-            process::keeper::nudge();
+            if orphans {
+                process::keeper::nudge();
+            }
         }
     }
 }

@@ -9,7 +9,7 @@
 //! cgroup manager objects to foreign directories).
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Read as _, Seek as _};
+use std::io;
 use std::os::unix::fs::{FileExt as _, OpenOptionsExt as _};
 use std::os::unix::io::{AsRawFd as _, RawFd};
 use std::path::{Path, PathBuf};
@@ -122,6 +122,9 @@ impl Cgroup {
     pub fn create() -> Option<Cgroup> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let root = root()?;
+        if let Some(cg) = POOL.lock().unwrap_or_else(|e| e.into_inner()).pop() {
+            return Some(cg);
+        }
         let dir = root.join(format!("bot-{}", NEXT.fetch_add(1, Ordering::Relaxed)));
         let _ = fs::remove_dir(&dir); // a leftover of an earlier process with our pid
         fs::create_dir(&dir).ok()?;
@@ -172,12 +175,12 @@ impl Cgroup {
         let _ = self.kill.write_at(b"1", 0);
     }
 
-    /// CPU time used by every process that has been in the cgroup.
+    /// CPU time used by every process that has been in the cgroup (read
+    /// twice a move: one `pread`, no allocation).
     pub fn cpu_time(&self) -> Option<Duration> {
-        let mut text = String::new();
-        let mut f = &self.cpu;
-        f.rewind().ok()?;
-        f.read_to_string(&mut text).ok()?;
+        let mut buf = [0u8; 512];
+        let n = self.cpu.read_at(&mut buf, 0).ok()?;
+        let text = std::str::from_utf8(&buf[..n]).ok()?;
         let usec = text
             .lines()
             .find_map(|l| l.strip_prefix("usage_usec "))?
@@ -191,14 +194,16 @@ impl Cgroup {
     pub fn pids(&self) -> Vec<i32> {
         let mut buf = vec![0u8; 4096];
         let mut len = 0;
+        // One read for the usual few pids; more only for a full buffer.
         loop {
             match self.members.read_at(&mut buf[len..], len as u64) {
                 Ok(0) | Err(_) => break,
                 Ok(n) => len += n,
             }
-            if len == buf.len() {
-                buf.resize(2 * len, 0);
+            if len < buf.len() {
+                break;
             }
+            buf.resize(2 * len, 0);
         }
         String::from_utf8_lossy(&buf[..len])
             .lines()
@@ -207,17 +212,33 @@ impl Cgroup {
     }
 }
 
-impl Drop for Cgroup {
-    fn drop(&mut self) {
-        self.kill();
-        wait_empty(&self.dir, Duration::from_secs(1));
-        let _ = fs::remove_dir(&self.dir);
+/// Emptied cgroups, for the next bots: making and removing a cgroup directory
+/// for every bot costs more than the game of an instant bot.
+static POOL: std::sync::Mutex<Vec<Cgroup>> = std::sync::Mutex::new(Vec::new());
+
+/// Empties `cg` (killing what is left) and keeps it for the next bot, or
+/// removes it if it will not empty.
+pub fn release(cg: Cgroup) {
+    cg.kill();
+    wait_empty(&cg.dir, Duration::from_secs(1));
+    if populated(&cg.dir) {
+        let _ = fs::remove_dir(&cg.dir);
+        std::mem::forget(cg);
+        return;
+    }
+    let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
+    if pool.len() < 64 {
+        pool.push(cg);
+    } else {
+        drop(pool);
+        let _ = fs::remove_dir(&cg.dir);
     }
 }
 
-/// Removes this process's (empty) cgroup directory: at exit.
+/// Removes this process's cgroups: at exit.
 pub fn remove_root() {
     if let Some(root) = root() {
+        POOL.lock().unwrap_or_else(|e| e.into_inner()).clear();
         kill_tree(root);
     }
 }

@@ -9,8 +9,9 @@
 //!   of a bot becomes the keeper's child, and the keeper kills and reaps
 //!   them all, then exits as the referee did. If the keeper is killed, the
 //!   referee gets SIGTERM (its parent-death signal) and stops as on Ctrl-C,
-//!   killing its bots. Signals sent to the keeper (a scheduler's SIGTERM)
-//!   are passed on to the referee.
+//!   killing its bots. The referee has a process group of its own, so that
+//!   killing arena's process group kills the keeper only. Signals sent to the
+//!   keeper (Ctrl-C, a scheduler's SIGTERM) are passed on to the referee.
 //! - The referee is a child subreaper too, from its first bot on: a bot's
 //!   process that loses its parent becomes the referee's child, and
 //!   [`nudge`] (after each bot stops) kills and reaps such orphans.
@@ -39,10 +40,18 @@ static REFEREE: AtomicI32 = AtomicI32::new(0);
 static CONTAIN: AtomicBool = AtomicBool::new(false);
 /// In the referee: [`install`] ran, so orphans are ours to sweep.
 static INSTALLED: AtomicBool = AtomicBool::new(false);
+/// In the keeper: the referee has a process group of its own, so the
+/// terminal's Ctrl-C reaches the keeper only.
+static SEPARATE: AtomicBool = AtomicBool::new(false);
 
 /// Splits this process into keeper and referee (see the module doc). Call
 /// it before any thread is started. Returns in the referee only.
-pub fn install() {
+///
+/// The referee gets a process group of its own, so that `kill -9` of
+/// arena's process group (as `timeout -s KILL` does) kills the keeper only:
+/// the referee then stops its bots as on Ctrl-C. An `interactive` command
+/// (one that reads the terminal) stays in the terminal's group.
+pub fn install(interactive: bool) {
     // Inherited by the child: neither exposes its environment to bots.
     let _ = nix::sys::prctl::set_dumpable(false);
     let parent = getpid();
@@ -54,6 +63,9 @@ pub fn install() {
     // child may run arbitrary code.
     match unsafe { fork() } {
         Ok(ForkResult::Child) => {
+            if !interactive {
+                let _ = nix::unistd::setpgid(Pid::from_raw(0), Pid::from_raw(0));
+            }
             let _ = watched.thread_unblock();
             let _ = nix::sys::prctl::set_pdeathsig(Signal::SIGTERM);
             if getppid() != parent {
@@ -63,7 +75,14 @@ pub fn install() {
             KEEPER.store(parent.as_raw(), Ordering::Relaxed);
             INSTALLED.store(true, Ordering::Relaxed);
         }
-        Ok(ForkResult::Parent { child }) => keep(child, watched),
+        Ok(ForkResult::Parent { child }) => {
+            if !interactive {
+                // Also here: whichever of the two runs first.
+                let _ = nix::unistd::setpgid(child, child);
+                SEPARATE.store(true, Ordering::Relaxed);
+            }
+            keep(child, watched)
+        }
         // Without a keeper the referee still sweeps orphans while it lives.
         Err(_) => {
             let _ = watched.thread_unblock();
@@ -152,11 +171,12 @@ extern "C" fn forward(
     info: *mut nix::libc::siginfo_t,
     _: *mut std::ffi::c_void,
 ) {
-    // A terminal's Ctrl-C reaches the referee itself (same process group);
-    // only a SIGINT that a process sent to the keeper is passed on.
+    // When the referee shares the keeper's process group (`play`), the
+    // terminal's Ctrl-C reaches it directly: only a SIGINT that a process
+    // sent to the keeper is passed on. Otherwise every signal is.
     // SAFETY: the kernel passes a valid siginfo to an SA_SIGINFO handler.
     let from_process = unsafe { (*info).si_code } == nix::libc::SI_USER;
-    if sig != nix::libc::SIGINT || from_process {
+    if sig != nix::libc::SIGINT || from_process || SEPARATE.load(Ordering::Relaxed) {
         // SAFETY: kill(2) is async-signal-safe.
         unsafe { nix::libc::kill(REFEREE.load(Ordering::Relaxed), sig) };
     }
@@ -214,8 +234,9 @@ fn sweeper() {
             *nudged = false;
         }
         sweep_orphans();
-        // At most one scan of /proc per interval, however many bots stop.
-        std::thread::sleep(Duration::from_millis(20));
+        // At most one scan of /proc (milliseconds of CPU) per interval,
+        // however many bots stop.
+        std::thread::sleep(Duration::from_millis(100));
     }
 }
 

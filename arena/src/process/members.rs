@@ -67,6 +67,19 @@ impl Members {
         }
     }
 
+    /// Whether killing the bot now may leave orphans for arena to kill and
+    /// reap ([`super::keeper::nudge`]): never for a sandboxed bot (all its
+    /// processes die with its PID namespace); with a cgroup, only when
+    /// something besides the bot's own process is in it; without one, it
+    /// cannot be known.
+    pub fn may_leave_orphans(&self) -> bool {
+        match (&self.cgroup, self.sandboxed) {
+            (_, true) => false,
+            (Some(cg), false) => cg.pids().iter().any(|&p| p != self.leader),
+            (None, false) => true,
+        }
+    }
+
     /// SIGKILLs every process of the bot.
     pub fn kill(&self) {
         if let Some(cg) = &self.cgroup {
@@ -114,6 +127,14 @@ impl Members {
 
     pub fn has_cgroup(&self) -> bool {
         self.cgroup.is_some()
+    }
+}
+
+impl Drop for Members {
+    fn drop(&mut self) {
+        if let Some(cg) = self.cgroup.take() {
+            super::cgroup::release(cg);
+        }
     }
 }
 

@@ -291,7 +291,7 @@ pub fn elo_estimate(counts: &[u64]) -> Option<EloEstimate> {
 ///
 /// ```
 /// use arena::rating::{Sprt, SprtParams, SprtStatus};
-/// use arena::record::GameResult;
+/// use arena_core::record::GameResult;
 ///
 /// let params: SprtParams = "elo0=0,elo1=10,alpha=0.05,beta=0.05".parse().unwrap();
 /// let mut sprt = Sprt::new(params);

@@ -134,7 +134,6 @@ async fn play(
         if let Err(f) = bot.flush().await {
             return table.forfeit(seat, f);
         }
-        bot.set_frozen(!setup.ponder);
     }
 
     let tc = setup.time;
@@ -157,7 +156,13 @@ async fn play(
             !legal.is_empty(),
             "engine bug: no legal move in a position that is not over"
         );
-        let bot = &mut *bots[seat];
+        let [first, second] = &mut *bots;
+        let (bot, waiting) = if seat == 0 {
+            (&mut **first, &mut **second)
+        } else {
+            (&mut **second, &mut **first)
+        };
+        let waiting = (!setup.ponder).then_some(waiting);
 
         // Anything the bot said since its last decision belongs to this one.
         let mut info = Info::default();
@@ -176,7 +181,7 @@ async fn play(
         };
         let wait = limit.map(|l| l + margin);
         let decision =
-            match seat::decide(bot, &state_text, &legal, go, wait, setup.ponder, &mut info).await {
+            match seat::decide(bot, waiting, &state_text, &legal, go, wait, &mut info).await {
                 Ok(d) => d,
                 Err(Misstep::NoAnswer(mut f)) => {
                     f.detail = format!(

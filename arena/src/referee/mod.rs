@@ -104,9 +104,10 @@ pub struct GameSetup {
     pub opening: Vec<String>,
     pub time: TimeControl,
     /// Whether the bot not on move keeps running (thinking on its
-    /// opponent's time, cutechess's `ponder`). Off: it is frozen until its
-    /// next `go`, so that nothing it left running takes the CPU its
-    /// opponent's clock is paying for.
+    /// opponent's time, cutechess's `ponder`). Off: it is frozen from
+    /// [`seat::FREEZE_AFTER`] into its opponent's turn until its next `go`,
+    /// so that nothing it left running takes the CPU its opponent's clock is
+    /// paying for.
     pub ponder: bool,
     /// Where the bots' stderr logs go (one file per bot per game); `None`
     /// discards them.

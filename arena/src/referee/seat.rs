@@ -133,17 +133,23 @@ pub struct Decision {
     pub cpu: Option<Duration>,
 }
 
+/// How long a bot may think before its waiting opponent is frozen: a move
+/// that comes sooner (an instant bot's) costs no signals, and nothing the
+/// waiting bot left running gets more than that of its opponent's time.
+pub const FREEZE_AFTER: Duration = Duration::from_millis(1);
+
 /// One decision: `position`, `legal` and `go` in one write (after whatever
 /// was queued), then reads up to the `move`, keeping `info` lines, for at
-/// most `wait` after the write (`None`: no limit). The bot runs only while
-/// it decides unless `ponder`: it is frozen again after its move.
+/// most `wait` after the write (`None`: no limit). `waiting`, the opponent
+/// when it may not ponder, is frozen once the bot has thought for
+/// [`FREEZE_AFTER`], and stays frozen until its own `go`.
 pub async fn decide(
     bot: &mut Bot,
+    waiting: Option<&mut Bot>,
     state: &str,
     legal: &[String],
     go: Go,
     wait: Option<Duration>,
-    ponder: bool,
     info: &mut Info,
 ) -> Result<Decision, Misstep> {
     bot.queue(&ToBot::Position(state.into()));
@@ -154,8 +160,21 @@ pub async fn decide(
     bot.flush().await.map_err(Misstep::Failed)?;
     let go_at = Instant::now();
     let deadline = wait.map(|w| go_at + w);
+    let mut freeze_at = waiting.is_some().then(|| go_at + FREEZE_AFTER);
+    let mut waiting = waiting;
     let (mv, answered_at) = loop {
-        match bot.read_message(deadline).await {
+        let message = tokio::select! {
+            biased;
+            m = bot.read_message(deadline) => m,
+            _ = sleep_until_some(freeze_at) => {
+                if let Some(w) = waiting.take() {
+                    w.set_frozen(true);
+                }
+                freeze_at = None;
+                continue;
+            }
+        };
+        match message {
             Ok(FromBot::Move(mv)) => break (mv, Instant::now()),
             Ok(FromBot::Info(text)) => info.add(&text),
             Ok(FromBot::Empty) => {}
@@ -172,12 +191,19 @@ pub async fn decide(
         .cpu_time()
         .zip(cpu_at_go)
         .map(|(now, then)| now.saturating_sub(then));
-    bot.set_frozen(!ponder);
     Ok(Decision {
         mv,
         used: answered_at - go_at,
         cpu,
     })
+}
+
+/// Sleeps until `at`, or for ever when there is none.
+async fn sleep_until_some(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
 }
 
 /// Queues `gameover` for the bot in `seat` of a game that `winner` won

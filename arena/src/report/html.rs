@@ -53,6 +53,8 @@ struct MoveView<'a> {
     #[serde(rename = "move")]
     mv: &'a str,
     ms: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cpu_ms: Option<f64>,
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     info: &'a [String],
     state: &'a str,
@@ -130,6 +132,7 @@ fn game_view(r: &GameRecord, with_moves: bool) -> GameView<'_> {
                     seat: m.seat,
                     mv: &m.mv,
                     ms: m.ms,
+                    cpu_ms: m.cpu_ms,
                     info: &m.info,
                     state: &m.state,
                     effects: &m.effects,

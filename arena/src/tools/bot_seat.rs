@@ -88,7 +88,7 @@ impl MoveSource for BotSeat {
         let mut info = Info::default();
         let decision = self.runtime.block_on(async {
             seat::between_decisions(bot, &mut info).await?;
-            seat::decide(bot, state, legal, go, Some(wait), true, &mut info).await
+            seat::decide(bot, None, state, legal, go, Some(wait), &mut info).await
         });
         self.info.extend(info.into_lines());
         decision.map(|d| d.mv).map_err(|m| m.failure().to_string())

@@ -425,8 +425,10 @@ async fn play(
             decisions += 1;
             if let Err(e) = state.play(&mv) {
                 let what = match e {
-                    games::PlayError::Malformed(_) => "not a move at all",
-                    games::PlayError::Illegal(_) => "not in the legal list",
+                    games::PlayError::Malformed(_) => "not a move at all".to_string(),
+                    games::PlayError::Illegal(_, why) => {
+                        why.unwrap_or_else(|| "not in the legal list".into())
+                    }
                 };
                 return Err(format!(
                     "illegal move `{}` ({what}) in position `{state_text}` (legal: {})",
@@ -522,7 +524,7 @@ async fn decide(
     // Wait past the deadline to tell a slow answer from no answer; the bot
     // is never frozen here.
     let wait = limit + LATE_WAIT;
-    let decision = seat::decide(bot, state_text, legal, go, Some(wait), true, &mut info)
+    let decision = seat::decide(bot, None, state_text, legal, go, Some(wait), &mut info)
         .await
         .map_err(|m| match m {
             Misstep::NoAnswer(_) => format!(

@@ -113,9 +113,10 @@ fn read_human_move(
                 e.why,
                 legal.first().map(String::as_str).unwrap_or("?")
             )?,
-            Err(PlayError::Illegal(_)) => writeln!(
+            Err(PlayError::Illegal(_, why)) => writeln!(
                 out,
-                "`{mv}` is a move but not a legal one here. Legal moves:\n  {}",
+                "`{mv}` is a move but not a legal one here{}. Legal moves:\n  {}",
+                why.map(|w| format!(" ({w})")).unwrap_or_default(),
                 wrap_moves(legal)
             )?,
         }

@@ -158,8 +158,8 @@ pub fn fixture_records() -> Vec<GameRecord> {
         "pits=7,7,7,7,7,7,7,7,7,7,7,7,7,7 stores=0,0 turn=0 ply=0",
         "pits=7,7,7,7,7,7,7,0,8,8,8,8,8,8 stores=1,0 turn=0 ply=1",
         "pits=8,8,8,0,0,8,8,8,8,8,1,8,8,8 stores=9,0 turn=1 ply=2",
-        "pits=1,1,1,1,3,0,2,1,1,1,1,1,1,3 stores=10,20 turn=0 ply=3",
-        "pits=1,1,1,1,0,0,0,1,1,1,1,1,1,0 stores=18,20 turn=1 ply=4",
+        "pits=1,1,1,1,3,0,2,1,1,1,1,1,1,3 stores=35,45 turn=0 ply=3",
+        "pits=1,1,1,1,0,0,0,1,1,1,1,1,1,0 stores=43,45 turn=1 ply=4",
     ];
     let latrunculi = [
         "board=8/8/8/8/8/8/8/8 turn=0 phase=place hand=16,16 quiet=0 ply=0",

@@ -758,17 +758,11 @@ mod tests {
 
     #[test]
     fn example_3_mikul() {
-        // This example holds 48 seeds, not the standard board's 98, so
-        // `parse_state` (which checks the total) refuses it; the board
-        // mechanics do not depend on the total, so it is parsed bare.
-        let g = Dakon::default();
-        let before = "pits=1,1,1,1,3,0,2,1,1,1,1,1,1,3 stores=10,20 turn=0 ply=12";
-        assert!(g.parse_state(before).is_err());
-        let mut state: DakonState = before.parse().unwrap();
-        let e = g.apply(&mut state, &Pit(13));
-        assert_eq!(
-            state.to_string(),
-            "pits=1,1,1,1,0,0,0,1,1,1,1,1,1,0 stores=18,20 turn=1 ply=13"
+        let e = check(
+            &Dakon::default(),
+            "pits=1,1,1,1,3,0,2,1,1,1,1,1,1,3 stores=35,45 turn=0 ply=12",
+            13,
+            "pits=1,1,1,1,0,0,0,1,1,1,1,1,1,0 stores=43,45 turn=1 ply=13",
         );
         assert_eq!(e, fx(1, 0, 7, false));
     }

@@ -32,13 +32,16 @@
 //!   reached by play (one piece, no legal action, `quiet >= quiet_plies`);
 //!   its repetition count starts at one.
 //!
-//! # Known limit
-//! Every chain prefix is its own move and chains only forbid revisiting
-//! landing squares, so the legal list can grow exponentially on large boards
-//! with many pieces: a lattice of enemy pieces around 6 x 6 empty landing
-//! squares (60 enemies, 16 x 16 board) already gives 3.7 million moves, and
-//! 7 x 7 (84 enemies) an estimated billion or more. The default 8 x 8 board
-//! with 16 pieces cannot hold more than a 3 x 3 lattice (a few dozen moves).
+//! # Jump chains
+//! Every chain that ends on the same square gives the same position, so the
+//! rules list one chain per square a piece can end on: the canonical one
+//! (fewest hops, then hops up, right, down, left first, compared hop by hop).
+//! The generator finds them with a breadth-first search per piece over a
+//! fixed-size queue, which bounds the legal list by the pieces times the
+//! squares: crowded 16 x 16 boards list at most about 1,200 actions, where
+//! listing every chain prefix gave up to millions (docs/performance.md). A
+//! chain that is not canonical is not in the list, and
+//! [`Game::why_illegal`] names the one that is.
 
 use std::fmt::{self, Display, Write as _};
 use std::str::FromStr;
@@ -533,7 +536,6 @@ impl State {
             foe: FREE[1 - p],
             from: 0,
             from_sq: Square(0),
-            visited: [0; 5],
         };
         let trapped_foe = g.foe | TRAPPED;
         let mut any_trapped_foe = false;
@@ -546,6 +548,8 @@ impl State {
                 }
                 g.from = i;
                 g.from_sq = Square::new(c, r);
+                // Landing square of the first hop in each direction (0: none).
+                let mut first = [0u16; 4];
                 for k in 0..4u8 {
                     let n = g.step(i, k);
                     let cell = self.cells[n];
@@ -556,12 +560,12 @@ impl State {
                                 return true;
                             }
                         }
-                    } else if cell != OFF && cell & g.foe != 0 {
-                        let t = g.step(n, k);
-                        if self.cells[t] == EMPTY && g.chain(t, 1, k as u128, sink) {
-                            return true;
-                        }
+                    } else if let Some(t) = g.hop(n, k) {
+                        first[k as usize] = t as u16;
                     }
+                }
+                if first != [0; 4] && g.chains(first, sink) {
+                    return true;
                 }
             }
         }
@@ -657,6 +661,24 @@ impl Sink for AnyAction {
     }
 }
 
+/// Hop directions in the order the canonical chain prefers them: up (N),
+/// right (E), down (S), left (W).
+const CANONICAL_ORDER: [u8; 4] = [2, 3, 1, 0];
+
+/// Landing squares one piece can reach in a chain: they keep the parity of
+/// both coordinates, so at most 8 * 8 on a 16 x 16 board (the start included).
+const QUEUE: usize = 64;
+
+/// A landing square in the breadth-first search of [`Gen::chains`]: its
+/// mailbox index, the queue index of the square the hop came from, and the
+/// hop's direction. Four bytes, so that a queue is cheap to clear.
+#[derive(Clone, Copy, Default)]
+struct Node {
+    at: u16,
+    parent: u8,
+    dir: u8,
+}
+
 /// Move-generation context for one moving piece.
 struct Gen<'a> {
     cells: &'a [u8; CELLS],
@@ -665,15 +687,25 @@ struct Gen<'a> {
     foe: u8,
     from: usize,
     from_sq: Square,
-    /// Landing squares of the chain being explored (the start square is
-    /// occupied on the board, so it is excluded without being marked).
-    visited: [u64; 5],
 }
 
 impl Gen<'_> {
     #[inline]
     fn step(&self, i: usize, k: u8) -> usize {
         i.wrapping_add_signed(self.dirs[k as usize])
+    }
+
+    /// The landing square of a hop in direction `k` over the neighbour `n`,
+    /// if `n` holds an enemy piece (free or trapped) and the square beyond
+    /// is empty. (`OFF` shares no bit with a piece, so an off-board `n`
+    /// fails the first test and the square beyond it is never read.)
+    #[inline]
+    fn hop(&self, n: usize, k: u8) -> Option<usize> {
+        if self.cells[n] & self.foe == 0 {
+            return None;
+        }
+        let t = self.step(n, k);
+        (self.cells[t] == EMPTY).then_some(t)
     }
 
     /// May the moving piece end on the empty square `t`? (The suicide rule.)
@@ -698,40 +730,108 @@ impl Gen<'_> {
         })
     }
 
-    /// Records the chain ending on `at` (if legal there) and explores its
-    /// continuations.
-    fn chain<S: Sink>(&mut self, at: usize, hops: u8, dirs: u128, sink: &mut S) -> bool {
-        if self.landing_ok(at) {
-            let mv = Move::Jump(Chain {
+    /// Lists one jump chain per square the piece on `from` can end on, the
+    /// canonical one, given the landing square of its first hop in each
+    /// direction (0: none): the one-hop chains in [`CANONICAL_ORDER`], then,
+    /// if any of them can hop on, the longer ones.
+    fn chains<S: Sink>(&self, first: [u16; 4], sink: &mut S) -> bool {
+        // One hop first, without the queue: most pieces stop there.
+        let mut deeper = false;
+        for k in CANONICAL_ORDER {
+            let t = first[k as usize] as usize;
+            if t == 0 {
+                continue;
+            }
+            let chain = Chain {
                 from: self.from_sq,
-                hops,
-                dirs,
-            });
-            if sink.push(mv) {
+                hops: 1,
+                dirs: k as u128,
+            };
+            if self.landing_ok(t) && sink.push(Move::Jump(chain)) {
                 return true;
             }
+            // The hop back lands on the start square, which is occupied.
+            deeper |= (0..4).any(|d| d != 3 - k && self.hop(self.step(t, d), d).is_some());
         }
-        if hops == MAX_HOPS {
-            return false;
-        }
-        self.visited[at >> 6] |= 1 << (at & 63);
-        let mut stop = false;
-        for k in 0..4u8 {
-            let n = self.step(at, k);
-            let cell = self.cells[n];
-            if cell != OFF && cell & self.foe != 0 {
-                let t = self.step(n, k);
-                if self.cells[t] == EMPTY
-                    && self.visited[t >> 6] & (1 << (t & 63)) == 0
-                    && self.chain(t, hops + 1, dirs | (k as u128) << (2 * hops), sink)
-                {
-                    stop = true;
-                    break;
-                }
+        deeper && self.longer_chains(first, sink)
+    }
+
+    /// The chains of two hops or more, for [`Gen::chains`] (out of line: few
+    /// pieces have any). A breadth-first search that tries the directions
+    /// in [`CANONICAL_ORDER`] reaches each square first by the shortest
+    /// chain whose hops come first in that order, hop by hop (the squares of
+    /// each length leave the queue in that order, so their first extensions
+    /// do too). Chains come out fewest hops first, then in that order.
+    #[inline(never)]
+    fn longer_chains<S: Sink>(&self, first: [u16; 4], sink: &mut S) -> bool {
+        let mut queue = [Node::default(); QUEUE];
+        // Squares reached (the start square is occupied on the board, so it
+        // is excluded without being marked).
+        let mut visited = [0u64; 5];
+        let mut tail = 1;
+        for k in CANONICAL_ORDER {
+            let t = first[k as usize];
+            if t != 0 {
+                visited[t as usize >> 6] |= 1 << (t & 63);
+                queue[tail] = Node {
+                    at: t,
+                    parent: 0,
+                    dir: k,
+                };
+                tail += 1;
             }
         }
-        self.visited[at >> 6] &= !(1 << (at & 63));
-        stop
+        // Nodes 1 to listed - 1 are the one-hop chains, listed above.
+        let listed = tail;
+        let mut head = 1;
+        while head < tail {
+            let at = queue[head].at as usize;
+            if head >= listed
+                && self.landing_ok(at)
+                && sink.push(Move::Jump(self.chain_to(&queue, head)))
+            {
+                return true;
+            }
+            for k in CANONICAL_ORDER {
+                let Some(t) = self.hop(self.step(at, k), k) else {
+                    continue;
+                };
+                if visited[t >> 6] & (1 << (t & 63)) == 0 {
+                    visited[t >> 6] |= 1 << (t & 63);
+                    queue[tail] = Node {
+                        at: t as u16,
+                        parent: head as u8,
+                        dir: k,
+                    };
+                    tail += 1;
+                }
+            }
+            head += 1;
+        }
+        false
+    }
+
+    /// The chain to node `i` of `queue` (node 0 is the start), read back
+    /// along the parents.
+    fn chain_to(&self, queue: &[Node; QUEUE], i: usize) -> Chain {
+        let mut hops = 0;
+        let mut j = i;
+        while j > 0 {
+            hops += 1;
+            j = queue[j].parent as usize;
+        }
+        debug_assert!(hops <= MAX_HOPS);
+        let (mut dirs, mut k, mut j) = (0u128, hops, i);
+        while j > 0 {
+            k -= 1;
+            dirs |= (queue[j].dir as u128) << (2 * k);
+            j = queue[j].parent as usize;
+        }
+        Chain {
+            from: self.from_sq,
+            hops,
+            dirs,
+        }
     }
 }
 
@@ -1172,6 +1272,25 @@ impl Game for Latrunculi {
         st.generate(out);
     }
 
+    /// A jump chain that ends where a legal chain of the same piece ends is
+    /// refused because it is not the canonical one: say which one is.
+    fn why_illegal(&self, st: &State, mv: &Move) -> Option<String> {
+        let Move::Jump(chain) = mv else {
+            return None;
+        };
+        let to = chain.to();
+        let mut legal = Vec::new();
+        self.legal_moves(st, &mut legal);
+        legal.iter().find_map(|m| match m {
+            Move::Jump(c) if c.from == chain.from && c.to() == to => Some(format!(
+                "the one legal chain from {} to {to} is `{m}`, the canonical one (fewest hops, \
+                 then hops up, right, down, left first, compared hop by hop)",
+                chain.from
+            )),
+            _ => None,
+        })
+    }
+
     fn apply(&self, st: &mut State, mv: &Move) -> Effects {
         let mut eff = Effects::default();
         let p = st.turn as usize;
@@ -1281,6 +1400,18 @@ mod tests {
         legal(g, st).iter().any(|m| m == mv)
     }
 
+    /// The legal actions are those the rules list (in any order), and come
+    /// in `engine_order` (protocol.md's ruling on the order).
+    fn assert_legal(g: &Latrunculi, st: &State, rules: &str, engine_order: &str) {
+        let got = legal(g, st);
+        let mut sorted = got.clone();
+        sorted.sort();
+        let mut expected: Vec<&str> = rules.split(' ').collect();
+        expected.sort();
+        assert_eq!(sorted, expected);
+        assert_eq!(got.join(" "), engine_order);
+    }
+
     fn sqs(list: &Squares) -> Vec<String> {
         list.as_slice().iter().map(ToString::to_string).collect()
     }
@@ -1346,9 +1477,12 @@ mod tests {
             &g,
             "board=XX4OO/8/8/8/8/1O6/O7/X7 turn=0 phase=move hand=0,0 quiet=7 ply=40",
         );
-        assert_eq!(
-            legal(&g, &st).join(" "),
-            "a1-a3 a1-a3-c3 a1-b1 a8-a7 b8-b7 b8-c8"
+        // The engine lists steps before chains.
+        assert_legal(
+            &g,
+            &st,
+            "a1-a3 a1-a3-c3 a1-b1 a8-a7 b8-b7 b8-c8",
+            "a1-b1 a1-a3 a1-a3-c3 a8-a7 b8-b7 b8-c8",
         );
         let eff = play(&g, &mut st, "a1-a3-c3");
         assert_eq!(eff.hops, 2);
@@ -1394,6 +1528,43 @@ mod tests {
         assert_eq!(
             st.to_string(),
             "board=2O2O2/3OOxOX/1O1X2X1/1XO1X1X1/XOx4O/1XO1X2O/OX5X/3X1X2 turn=0 phase=move hand=0,0 quiet=6 ply=51"
+        );
+    }
+
+    #[test]
+    fn example7_one_action_per_final_square() {
+        let g = game();
+        let text = "board=XX4OO/8/8/8/2O5/1O1O4/1XO5/8 turn=0 phase=move hand=0,0 quiet=7 ply=40";
+        let mut st = state(&g, text);
+        assert_legal(
+            &g,
+            &st,
+            "a8-a7 b8-b7 b8-c8 b2-a2 b2-b1 b2-b4 b2-b4-d4 b2-d2",
+            "a8-a7 b2-a2 b2-b1 b2-b4 b2-d2 b2-b4-d4 b8-b7 b8-c8",
+        );
+        // b2-d2-d4 also ends on d4 but hops right before up: refused, and
+        // the error names the canonical chain.
+        assert!(!is_legal(&g, &st, "b2-d2-d4"));
+        assert!(g
+            .play(&mut st.clone(), &g.parse_move("b2-d2-d4").unwrap())
+            .is_err());
+        let mut any = new_game("latrunculi", &[])
+            .unwrap()
+            .parse_state(text)
+            .unwrap();
+        let err = any.play("b2-d2-d4").unwrap_err();
+        assert!(matches!(err, crate::games::PlayError::Illegal(..)));
+        assert_eq!(
+            err.to_string(),
+            "illegal move `b2-d2-d4`: the one legal chain from b2 to d4 is `b2-b4-d4`, the \
+             canonical one (fewest hops, then hops up, right, down, left first, compared hop by hop)"
+        );
+        assert_eq!(any.to_string(), text, "a refused move changes nothing");
+        let eff = play(&g, &mut st, "b2-b4-d4");
+        assert_eq!(eff.hops, 2);
+        assert_eq!(
+            st.to_string(),
+            "board=XX4OO/8/8/8/2OX4/1O1O4/2O5/8 turn=1 phase=move hand=0,0 quiet=8 ply=41"
         );
     }
 
@@ -1451,26 +1622,108 @@ mod tests {
     #[test]
     fn jump_chain_turns_and_never_revisits() {
         let g = game();
-        // Four O around b2's ring: chains from a1 go round but may not land
-        // on a1 (the start square) or on a square already landed on.
+        // Four O around b2's ring: a1 reaches a3 and c1 in one hop and c3 in
+        // two, both ways round; each square is listed once, by its canonical
+        // chain, and the start square a1 is never a landing.
         let st = state(
             &g,
             "board=7X/8/8/8/8/1O6/O1O5/XO6 turn=0 phase=move hand=0,0 quiet=0 ply=32",
         );
-        assert_eq!(
-            legal(&g, &st).join(" "),
-            "a1-a3 a1-a3-c3 a1-a3-c3-c1 a1-c1 a1-c1-c3 a1-c1-c3-a3 h8-g8 h8-h7"
-        );
+        assert_eq!(legal(&g, &st).join(" "), "a1-a3 a1-c1 a1-a3-c3 h8-g8 h8-h7");
         let mut after = st.clone();
-        let eff = play(&g, &mut after, "a1-a3-c3-c1");
-        assert_eq!(eff.hops, 3);
+        let eff = play(&g, &mut after, "a1-c1");
+        assert_eq!(eff.hops, 1);
         assert!(eff.trapped.is_empty());
         assert_eq!(
             after.to_string(),
             "board=7X/8/8/8/8/1O6/O1O5/1OX5 turn=1 phase=move hand=0,0 quiet=1 ply=33"
         );
-        assert!(g.parse_move("a1-a3-c3-c1-a1").is_ok());
-        assert!(!is_legal(&g, &st, "a1-a3-c3-c1-a1"));
+        // The long ways round end on squares a shorter chain reaches, and
+        // c3 is reached up first: all refused.
+        for longer in ["a1-a3-c3-c1", "a1-c1-c3", "a1-c1-c3-a3", "a1-a3-c3-c1-a1"] {
+            assert!(g.parse_move(longer).is_ok());
+            assert!(!is_legal(&g, &st, longer), "{longer}");
+            let mut s = st.clone();
+            assert!(g.play(&mut s, &g.parse_move(longer).unwrap()).is_err());
+            assert_eq!(s, st);
+        }
+        let m = g.parse_move("a1-c1-c3").unwrap();
+        assert!(g.why_illegal(&st, &m).unwrap().contains("`a1-a3-c3`"));
+        // No chain ends on a1, so nothing to say beyond "not legal".
+        let m = g.parse_move("a1-a3-c3-c1-a1").unwrap();
+        assert_eq!(g.why_illegal(&st, &m), None);
+        assert_eq!(g.why_illegal(&st, &g.parse_move("h8-h7").unwrap()), None);
+    }
+
+    /// The crowded board of the ruling: on 16 x 16, 60 O stand between the
+    /// 6 x 6 squares of files and ranks a, c, ... k and 1, 3, ... 11, and X
+    /// has a1 and 59 pieces on files m to p.
+    fn lattice(g: &Latrunculi) -> State {
+        let mut rows = [[b'.'; 16]; 16];
+        for (r, row) in rows.iter_mut().enumerate().take(11) {
+            for (f, cell) in row.iter_mut().enumerate().take(11) {
+                if (r + f) % 2 == 1 {
+                    *cell = b'O';
+                }
+            }
+        }
+        rows[0][0] = b'X';
+        for k in 0..59 {
+            rows[15 - k / 4][12 + k % 4] = b'X';
+        }
+        let board: Vec<String> = rows
+            .iter()
+            .rev()
+            .map(|row| {
+                let mut out = String::new();
+                let mut run = 0;
+                for &c in row {
+                    if c == b'.' {
+                        run += 1;
+                        continue;
+                    }
+                    if run > 0 {
+                        out += &run.to_string();
+                        run = 0;
+                    }
+                    out.push(c as char);
+                }
+                if run > 0 {
+                    out += &run.to_string();
+                }
+                out
+            })
+            .collect();
+        let text = format!(
+            "board={} turn=0 phase=move hand=0,0 quiet=0 ply=120",
+            board.join("/")
+        );
+        state(g, &text)
+    }
+
+    #[test]
+    fn crowded_big_board_lists_each_final_square_once() {
+        let g = game_with(&[("width", "16"), ("height", "16"), ("pieces", "60")]);
+        let st = lattice(&g);
+        assert_eq!(st.on_board(), [60, 60]);
+        // a1 can hop to all 35 other squares of the lattice, by millions of
+        // chains, but only the three other corners are not between two O
+        // (the suicide rule): three actions, each the canonical chain.
+        let from_a1: Vec<String> = legal(&g, &st)
+            .into_iter()
+            .filter(|m| m.starts_with("a1-"))
+            .collect();
+        assert_eq!(
+            from_a1,
+            [
+                "a1-a3-a5-a7-a9-a11",
+                "a1-c1-e1-g1-i1-k1",
+                "a1-a3-a5-a7-a9-a11-c11-e11-g11-i11-k11",
+            ]
+        );
+        // The detour through the middle is refused.
+        let detour = g.parse_move("a1-c1-c3-a3-a5-a7-a9-a11").unwrap();
+        assert!(g.play(&mut st.clone(), &detour).is_err());
     }
 
     #[test]

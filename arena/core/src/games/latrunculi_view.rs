@@ -160,8 +160,8 @@ pub fn draw(state: &str, names: Option<[&str; 2]>) -> Result<String, ParseError>
 /// Example 3 of the Latrunculi rules: `xd6` is legal.
 pub const REMOVAL: &str =
     "board=XX4OO/3X4/3o4/3X4/8/8/8/8 turn=0 phase=move hand=0,0 quiet=8 ply=42";
-/// The X on a1 can jump a2, b3, c4, d5, e6 in turn: five chain prefixes
-/// (`a1-a3` ... `a1-a3-c3-c5-e5-e7`) are legal moves.
+/// The X on a1 can jump a2, b3, c4, d5, e6 in turn: five chains, one per
+/// square it can end on (`a1-a3` ... `a1-a3-c3-c5-e5-e7`), are legal moves.
 pub const JUMP_CHAIN: &str =
     "board=7O/8/4O3/3O4/2O5/1O6/O7/X6X turn=0 phase=move hand=0,0 quiet=3 ply=40";
 /// Example 1 of the Latrunculi rules: seat 1 places.

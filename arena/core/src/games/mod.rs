@@ -247,6 +247,13 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
     /// `Some` once the game is over.
     fn outcome(&self, state: &Self::State) -> Option<Outcome>;
 
+    /// Why `mv`, which is not legal in `state`, is refused, when the rules
+    /// say more than that it is not in the legal list (a Ludus
+    /// latrunculorum jump chain that is not the canonical one).
+    fn why_illegal(&self, _state: &Self::State, _mv: &Self::Move) -> Option<String> {
+        None
+    }
+
     /// Applies `mv` if it is legal in `state`; otherwise leaves `state` as it was.
     fn play(&self, state: &mut Self::State, mv: &Self::Move) -> Result<Self::Effects, IllegalMove> {
         let mut legal = Vec::new();
@@ -283,6 +290,10 @@ pub trait AnyState: Debug + Display + Send + Sync {
     fn outcome(&self) -> Option<Outcome>;
     /// A copy behind a new box (what `Clone` for `Box<dyn AnyState>` uses).
     fn clone_box(&self) -> Box<dyn AnyState>;
+    /// Plays uniformly random legal moves (ChaCha8 seeded with `seed`) until the
+    /// game ends and returns how many: playouts without a round trip through
+    /// move text (the Python package's `State.playout`).
+    fn random_playout(&mut self, seed: u64) -> u64;
 }
 
 impl Clone for Box<dyn AnyState> {
@@ -296,15 +307,17 @@ impl Clone for Box<dyn AnyState> {
 pub enum PlayError {
     /// Not a move of this game at all.
     Malformed(ParseError),
-    /// A move, but not a legal one here.
-    Illegal(IllegalMove),
+    /// Not legal in the position, and why when the game says more
+    /// ([`Game::why_illegal`]).
+    Illegal(IllegalMove, Option<String>),
 }
 
 impl Display for PlayError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PlayError::Malformed(e) => Display::fmt(e, f),
-            PlayError::Illegal(e) => Display::fmt(e, f),
+            PlayError::Illegal(e, None) => Display::fmt(e, f),
+            PlayError::Illegal(e, Some(why)) => write!(f, "{e}: {why}"),
         }
     }
 }
@@ -314,12 +327,6 @@ impl std::error::Error for PlayError {}
 impl From<ParseError> for PlayError {
     fn from(e: ParseError) -> Self {
         PlayError::Malformed(e)
-    }
-}
-
-impl From<IllegalMove> for PlayError {
-    fn from(e: IllegalMove) -> Self {
-        PlayError::Illegal(e)
     }
 }
 
@@ -349,7 +356,10 @@ impl<G: Game> AnyState for Bound<G> {
 
     fn play(&mut self, mv: &str) -> Result<serde_json::Value, PlayError> {
         let mv = self.game.parse_move(mv)?;
-        let effects = self.game.play(&mut self.state, &mv)?;
+        let effects = self
+            .game
+            .play(&mut self.state, &mv)
+            .map_err(|e| PlayError::Illegal(e, self.game.why_illegal(&self.state, &mv)))?;
         Ok(serde_json::to_value(effects).expect("effects serialize to JSON"))
     }
 
@@ -359,6 +369,12 @@ impl<G: Game> AnyState for Bound<G> {
 
     fn clone_box(&self) -> Box<dyn AnyState> {
         Box::new(self.clone())
+    }
+
+    fn random_playout(&mut self, seed: u64) -> u64 {
+        use rand::SeedableRng;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        crate::playout::random_playout(&self.game, &mut self.state, &mut rng, &mut Vec::new()).0
     }
 }
 

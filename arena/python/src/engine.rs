@@ -1,0 +1,97 @@
+//! The one file that touches the Rust engines. Everything else in this crate
+//! sees a game only through the types here, which use nothing but the dynamic
+//! registry API of `arena-core` (`new_game`, `AnyGame`, `AnyState`).
+
+pub use arena_core::games::Outcome;
+use arena_core::games::{self, AnyGame, AnyState, PlayError};
+
+/// Why the engines refused something, sorted by the Python exception it becomes.
+#[derive(Debug)]
+pub enum Error {
+    /// An unknown game, or a parameter it does not take or accept.
+    Params(String),
+    /// State or move text that is not in the game's notation.
+    Notation(String),
+    /// A well-formed move that is not legal in the position.
+    Illegal(String),
+}
+
+/// The wire names of every game the engines know, in registry order.
+pub fn names() -> Vec<&'static str> {
+    games::GAMES.iter().map(|g| g.name).collect()
+}
+
+/// A game with its parameters fixed.
+#[derive(Debug)]
+pub struct Game(Box<dyn AnyGame>);
+
+impl Game {
+    pub fn new(name: &str, params: &[(String, String)]) -> Result<Self, Error> {
+        games::new_game(name, params)
+            .map(Game)
+            .map_err(|e| Error::Params(e.to_string()))
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.0.name()
+    }
+
+    /// Every parameter, defaults included, in the game's canonical order.
+    pub fn params(&self) -> Vec<(String, String)> {
+        self.0.params()
+    }
+
+    pub fn initial_state(&self) -> State {
+        State(self.0.initial_state())
+    }
+
+    /// Parses the protocol's state text.
+    pub fn parse_state(&self, text: &str) -> Result<State, Error> {
+        self.0
+            .parse_state(text)
+            .map(State)
+            .map_err(|e| Error::Notation(e.to_string()))
+    }
+}
+
+/// A position, bound to its game's parameters.
+#[derive(Clone, Debug)]
+pub struct State(Box<dyn AnyState>);
+
+impl State {
+    /// The seat to move (meaningful while the game is not over).
+    pub fn to_move(&self) -> usize {
+        self.0.to_move()
+    }
+
+    /// Every legal move in the protocol's notation and order; empty once the game is over.
+    pub fn legal_moves(&self) -> Vec<String> {
+        self.0.legal_moves()
+    }
+
+    /// Applies one move given as text; on error the state is unchanged.
+    pub fn play(&mut self, mv: &str) -> Result<(), Error> {
+        match self.0.play(mv) {
+            Ok(_effects) => Ok(()),
+            Err(e @ PlayError::Malformed(_)) => Err(Error::Notation(e.to_string())),
+            // With the game's reason (which chain is the canonical one, say).
+            Err(e @ PlayError::Illegal(..)) => Err(Error::Illegal(e.to_string())),
+        }
+    }
+
+    /// `Some` once the game is over.
+    pub fn outcome(&self) -> Option<Outcome> {
+        self.0.outcome()
+    }
+
+    /// The protocol's state text.
+    pub fn text(&self) -> String {
+        self.0.to_string()
+    }
+
+    /// Plays uniformly random legal moves (ChaCha8 seeded with `seed`) until the
+    /// game ends; returns the number of moves played.
+    pub fn random_playout(&mut self, seed: u64) -> u64 {
+        self.0.random_playout(seed)
+    }
+}
