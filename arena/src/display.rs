@@ -48,21 +48,32 @@ pub fn escape(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Why a name cannot name a bot (said after "bot name" or a config key).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NameError {
+    #[error("must not be empty")]
+    Empty,
+    #[error("`{0}` holds a comma (names are CSV fields)")]
+    Comma(String),
+    /// The name and the character, both shown [`escape`]d.
+    #[error("`{name}` holds the control or bidi character {character} (names are shown on terminals and in reports)")]
+    Unsafe { name: String, character: String },
+}
+
 /// Why `name` cannot name a bot, if it cannot: empty, or holding a comma
 /// (the CSV files list names) or an [`is_unsafe`] character.
-pub fn check_name(name: &str) -> Result<(), String> {
+pub fn check_name(name: &str) -> Result<(), NameError> {
     if name.is_empty() {
-        return Err("must not be empty".into());
+        return Err(NameError::Empty);
     }
     if name.contains(',') {
-        return Err(format!("`{name}` holds a comma (names are CSV fields)"));
+        return Err(NameError::Comma(name.to_string()));
     }
     if let Some(c) = name.chars().find(|&c| is_unsafe(c)) {
-        return Err(format!(
-            "`{}` holds the control or bidi character {} (names are shown on terminals and in reports)",
-            escape(name),
-            escape(&c.to_string())
-        ));
+        return Err(NameError::Unsafe {
+            name: escape(name).into_owned(),
+            character: escape(&c.to_string()).into_owned(),
+        });
     }
     Ok(())
 }
@@ -102,7 +113,7 @@ mod tests {
         ] {
             assert!(check_name(bad).is_err(), "{bad:?}");
         }
-        let e = check_name("a\u{202e}b").unwrap_err();
+        let e = check_name("a\u{202e}b").unwrap_err().to_string();
         assert!(e.contains("\\u{202e}") && !e.contains('\u{202e}'), "{e}");
     }
 }

@@ -17,7 +17,7 @@ pub struct CheckBotArgs {
     #[arg(long, help = super::game_help())]
     pub game: String,
     /// A game parameter for the full games, as key=value (repeatable).
-    #[arg(long = "param", value_name = "KEY=VALUE", value_parser = super::parse_param)]
+    #[arg(long = "param", value_name = "KEY=VALUE", value_parser = arena::run::config::parse_param)]
     pub params: Vec<(String, String)>,
     /// Limit per decision, in ms (as in `arena match --movetime`).
     #[arg(long, value_name = "MS", default_value_t = 100)]

@@ -150,7 +150,7 @@ impl From<&LimitArgs> for LimitSettings {
 impl From<MatchError> for Error {
     fn from(e: MatchError) -> Error {
         match e {
-            MatchError::Config(m) => Error::Usage(m),
+            e @ (MatchError::Games { .. } | MatchError::Command(_)) => Error::usage(e),
             MatchError::Run(e) => e.into(),
         }
     }
@@ -169,7 +169,7 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
     for spec in [&a, &b] {
         arena::display::check_name(&spec.name).map_err(|why| format!("--bot: bot name {why}"))?;
     }
-    let (sandbox, _) = arena::process::sandbox::resolve(args.sandbox)?;
+    let (sandbox, _) = arena::process::sandbox::resolve(args.sandbox).map_err(|e| e.to_string())?;
     let here =
         std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
     for spec in [&mut a, &mut b] {

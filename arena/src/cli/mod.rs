@@ -209,14 +209,6 @@ pub fn main() -> ExitCode {
     code
 }
 
-/// `key=value` command-line text as a game parameter.
-fn parse_param(text: &str) -> Result<(String, String), String> {
-    match text.split_once('=') {
-        Some((k, v)) if !k.is_empty() && !v.is_empty() => Ok((k.to_string(), v.to_string())),
-        _ => Err(format!("expected key=value, got `{text}`")),
-    }
-}
-
 /// `--game`'s help: the games of the registry.
 fn game_help() -> String {
     let names: Vec<&str> = arena_core::games::GAMES.iter().map(|g| g.name).collect();

@@ -12,7 +12,7 @@ pub struct PlayArgs {
     #[arg(long)]
     pub human: bool,
     /// A game parameter as key=value (repeatable).
-    #[arg(long = "param", value_name = "KEY=VALUE", value_parser = super::parse_param)]
+    #[arg(long = "param", value_name = "KEY=VALUE", value_parser = arena::run::config::parse_param)]
     pub params: Vec<(String, String)>,
     /// A bot opponent as 'NAME=COMMAND ARGS...' (argv split on spaces,
     /// quotes group; no shell).

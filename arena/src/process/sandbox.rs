@@ -24,7 +24,7 @@ use std::io;
 use std::os::unix::ffi::OsStrExt as _;
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// How a bot is confined beyond its resource limits (the `sandbox` key of a
 /// config, `--sandbox` on the command line).
@@ -40,17 +40,47 @@ pub enum Sandbox {
     None,
 }
 
+/// A `--sandbox` value that is none of the settings.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown sandbox `{0}` (auto, bwrap or none)")]
+pub struct UnknownSandbox(pub String);
+
 impl std::str::FromStr for Sandbox {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownSandbox;
+    fn from_str(s: &str) -> Result<Self, UnknownSandbox> {
         match s {
             "auto" => Ok(Sandbox::Auto),
             "bwrap" => Ok(Sandbox::Bwrap),
             "none" => Ok(Sandbox::None),
-            _ => Err(format!("unknown sandbox `{s}` (auto, bwrap or none)")),
+            _ => Err(UnknownSandbox(s.to_string())),
         }
     }
 }
+
+/// Why bubblewrap cannot confine bots here.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum Unusable {
+    #[error("bwrap is not on PATH (Debian/Ubuntu: apt install bubblewrap)")]
+    NoBwrap,
+    /// arena runs as root and needs setpriv to drop to a bot's uid.
+    #[error("setpriv is not on PATH (it is in util-linux)")]
+    NoSetpriv,
+    #[error("private directory: {0}")]
+    PrivateDir(Arc<io::Error>),
+    #[error("bwrap cannot be run: {0}")]
+    CannotRun(Arc<io::Error>),
+    /// bwrap ran `true` and failed: its exit status and last stderr line.
+    #[error("bwrap failed ({status}): {message}")]
+    Failed {
+        status: std::process::ExitStatus,
+        message: String,
+    },
+}
+
+/// `sandbox = "bwrap"` was asked for and cannot be set up.
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("sandbox = \"bwrap\" cannot be set up: {0}")]
+pub struct SandboxError(pub Unusable);
 
 impl std::fmt::Display for Sandbox {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -65,7 +95,7 @@ impl std::fmt::Display for Sandbox {
 /// What a run does for a bot whose setting is `setting`: `Bwrap` or `None`,
 /// with a warning when `auto` falls back to no sandbox; an error when
 /// `bwrap` was asked for and cannot be set up (it names what is missing).
-pub fn resolve(setting: Sandbox) -> Result<(Sandbox, Option<String>), String> {
+pub fn resolve(setting: Sandbox) -> Result<(Sandbox, Option<String>), SandboxError> {
     if setting == Sandbox::None {
         return Ok((Sandbox::None, None));
     }
@@ -78,28 +108,28 @@ pub fn resolve(setting: Sandbox) -> Result<(Sandbox, Option<String>), String> {
                  (set sandbox = \"none\" to say so, or install bubblewrap)"
             )),
         )),
-        (_, Err(why)) => Err(format!("sandbox = \"bwrap\" cannot be set up: {why}")),
+        (_, Err(why)) => Err(SandboxError(why)),
     }
 }
 
 /// Whether bubblewrap works here as arena would use it (tried once, for
 /// real, on `true`).
-pub fn usable() -> Result<(), String> {
-    static PROBE: OnceLock<Result<(), String>> = OnceLock::new();
+pub fn usable() -> Result<(), Unusable> {
+    static PROBE: OnceLock<Result<(), Unusable>> = OnceLock::new();
     PROBE.get_or_init(probe).clone()
 }
 
-fn probe() -> Result<(), String> {
+fn probe() -> Result<(), Unusable> {
     let path = std::env::var_os("PATH").unwrap_or_else(|| super::SAFE_PATH.into());
     let Some(bwrap) = find_on_path("bwrap".as_ref(), &path) else {
-        return Err("bwrap is not on PATH (Debian/Ubuntu: apt install bubblewrap)".into());
+        return Err(Unusable::NoBwrap);
     };
     let root = nix::unistd::geteuid().is_root();
     if root && find_on_path("setpriv".as_ref(), &path).is_none() {
-        return Err("setpriv is not on PATH (it is in util-linux)".into());
+        return Err(Unusable::NoSetpriv);
     }
     let uid = root.then(super::next_bot_uid);
-    let private = PrivateDir::create(uid, None).map_err(|e| format!("private directory: {e}"))?;
+    let private = PrivateDir::create(uid, None).map_err(|e| Unusable::PrivateDir(Arc::new(e)))?;
     let plan = Plan::new(
         &["true".into()],
         Path::new("/"),
@@ -115,16 +145,20 @@ fn probe() -> Result<(), String> {
         .current_dir("/")
         .stdin(std::process::Stdio::null())
         .output()
-        .map_err(|e| format!("bwrap cannot be run: {e}"))?;
+        .map_err(|e| Unusable::CannotRun(Arc::new(e)))?;
     if out.status.success() {
         Ok(())
     } else {
         let err = String::from_utf8_lossy(&out.stderr);
-        Err(format!(
-            "bwrap failed ({}): {}",
-            out.status,
-            err.trim().lines().last().unwrap_or("no message")
-        ))
+        Err(Unusable::Failed {
+            status: out.status,
+            message: err
+                .trim()
+                .lines()
+                .last()
+                .unwrap_or("no message")
+                .to_string(),
+        })
     }
 }
 
@@ -518,7 +552,8 @@ fn box_root_of(pid: u32) -> PathBuf {
 }
 
 fn box_root() -> io::Result<&'static Path> {
-    static ROOT: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    // The error is kept to be given again to every later caller.
+    static ROOT: OnceLock<Result<PathBuf, (io::ErrorKind, String)>> = OnceLock::new();
     ROOT.get_or_init(|| {
         let dir = box_root_of(std::process::id());
         // A leftover of an earlier process with the same pid.
@@ -526,11 +561,11 @@ fn box_root() -> io::Result<&'static Path> {
         fs::DirBuilder::new()
             .mode(0o700)
             .create(&dir)
-            .map_err(|e| format!("{}: {e}", dir.display()))?;
+            .map_err(|e| (e.kind(), format!("{}: {e}", dir.display())))?;
         Ok(dir)
     })
     .as_deref()
-    .map_err(|e| io::Error::other(e.clone()))
+    .map_err(|(kind, message)| io::Error::new(*kind, message.clone()))
 }
 
 use std::os::unix::fs::DirBuilderExt as _;

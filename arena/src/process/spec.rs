@@ -39,19 +39,21 @@ impl BotSpec {
     /// Parses the command line form `NAME=COMMAND ARGS...`. Arguments are
     /// split on whitespace; single or double quotes group words (no other
     /// shell syntax: no variables, globs or pipes).
-    pub fn parse(text: &str) -> Result<BotSpec, String> {
+    pub fn parse(text: &str) -> Result<BotSpec, SpecError> {
+        let bad = |why| SpecError {
+            text: text.to_string(),
+            why,
+        };
         let Some((name, command)) = text.split_once('=') else {
-            return Err(format!("bot `{text}`: expected NAME=COMMAND [ARGS...]"));
+            return Err(bad(SpecProblem::NoEquals));
         };
         let name = name.trim();
         if name.is_empty() || name.contains(char::is_whitespace) {
-            return Err(format!(
-                "bot `{text}`: the name before `=` must be one non-empty word"
-            ));
+            return Err(bad(SpecProblem::BadName));
         }
-        let command = split_words(command).map_err(|e| format!("bot `{text}`: {e}"))?;
+        let command = split_words(command).map_err(bad)?;
         if command.is_empty() {
-            return Err(format!("bot `{text}`: no command after `{name}=`"));
+            return Err(bad(SpecProblem::NoCommand(name.to_string())));
         }
         Ok(BotSpec::new(name, command))
     }
@@ -72,8 +74,30 @@ impl BotSpec {
     }
 }
 
+/// A `--bot NAME=COMMAND` text that was refused: the text and why.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("bot `{text}`: {why}")]
+pub struct SpecError {
+    pub text: String,
+    pub why: SpecProblem,
+}
+
+/// What is wrong with a `NAME=COMMAND` text.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SpecProblem {
+    #[error("expected NAME=COMMAND [ARGS...]")]
+    NoEquals,
+    #[error("the name before `=` must be one non-empty word")]
+    BadName,
+    #[error("unclosed quote")]
+    UnclosedQuote,
+    /// The name given, with nothing after its `=`.
+    #[error("no command after `{0}=`")]
+    NoCommand(String),
+}
+
 /// Splits `text` into words on whitespace, with '...' and "..." quoting.
-fn split_words(text: &str) -> Result<Vec<String>, String> {
+fn split_words(text: &str) -> Result<Vec<String>, SpecProblem> {
     let mut words = Vec::new();
     let mut word = String::new();
     let mut in_word = false;
@@ -99,7 +123,7 @@ fn split_words(text: &str) -> Result<Vec<String>, String> {
         }
     }
     if quote.is_some() {
-        return Err("unclosed quote".into());
+        return Err(SpecProblem::UnclosedQuote);
     }
     if in_word {
         words.push(word);

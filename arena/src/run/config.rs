@@ -321,7 +321,8 @@ impl Config {
         let mut seen = BTreeSet::new();
         for (i, b) in raw.bots.iter().enumerate() {
             let key = |k: &str| format!("bots[{i}].{k}");
-            crate::display::check_name(&b.name).map_err(|why| err(&key("name"), why))?;
+            crate::display::check_name(&b.name)
+                .map_err(|why| err(&key("name"), why.to_string()))?;
             if !seen.insert(b.name.clone()) {
                 return Err(err(
                     &key("name"),
@@ -451,7 +452,7 @@ impl Config {
                     "give the game clock once: tc, or time_ms with inc_ms, not both".into(),
                 ));
             }
-            let (time, inc) = parse_tc(&text_of(key, v)?).map_err(|e| err(key, e))?;
+            let (time, inc) = parse_tc(&text_of(key, v)?).map_err(|e| err(key, e.to_string()))?;
             (tc.time_ms, tc.inc_ms) = (Some(time), Some(inc));
         }
         if let Some(v) = &tc.st {
@@ -462,7 +463,7 @@ impl Config {
                     "give the limit per move once: st or movetime_ms, not both".into(),
                 ));
             }
-            let ms = parse_st(&text_of(key, v)?).map_err(|e| err(key, e))?;
+            let ms = parse_st(&text_of(key, v)?).map_err(|e| err(key, e.to_string()))?;
             tc.movetime_ms = Some(ms);
         }
         match (tc.movetime_ms, tc.time_ms) {
@@ -608,7 +609,7 @@ impl Config {
         let mut out = Vec::new();
         for (i, b) in self.bots.iter().enumerate() {
             let (s, warning) = crate::process::sandbox::resolve(b.sandbox)
-                .map_err(|e| self.error(format!("bots[{i}].sandbox"), e))?;
+                .map_err(|e| self.error(format!("bots[{i}].sandbox"), e.to_string()))?;
             if let Some(w) = warning.filter(|w| !warnings.contains(w)) {
                 warnings.push(w);
             }
@@ -648,10 +649,29 @@ impl Config {
 
 use std::os::fd::AsFd;
 
+/// Why a time written in seconds (`--tc`, `--st`, `tc`, `st`) was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TimeTextError {
+    #[error("`{0}` is not a number of seconds (e.g. 60, 0.5 or 1:30)")]
+    NotSeconds(String),
+    #[error("`{0}`: times are whole milliseconds (at most 3 decimals)")]
+    TooPrecise(String),
+    #[error("`{0}` is too long a time")]
+    TooLong(String),
+    #[error(
+        "`{0}`: moves per period (`40/60`) are not supported; give SECONDS+INCREMENT, e.g. 60+0.6"
+    )]
+    MovesPerPeriod(String),
+    #[error("`{0}`: the game clock must be positive")]
+    NoClock(String),
+    #[error("`{0}`: the time per move must be positive")]
+    NoMoveTime(String),
+}
+
 /// Seconds as engine testers write them (`60`, `0.6`, `1:30` for minutes
 /// and seconds), in whole milliseconds.
-pub fn seconds_to_ms(text: &str) -> Result<u64, String> {
-    let bad = || format!("`{text}` is not a number of seconds (e.g. 60, 0.5 or 1:30)");
+pub fn seconds_to_ms(text: &str) -> Result<u64, TimeTextError> {
+    let bad = || TimeTextError::NotSeconds(text.to_string());
     let (minutes, seconds) = match text.split_once(':') {
         Some((m, s)) if !m.is_empty() && m.bytes().all(|b| b.is_ascii_digit()) => {
             (m.parse::<u64>().map_err(|_| bad())?, s)
@@ -666,9 +686,7 @@ pub fn seconds_to_ms(text: &str) -> Result<u64, String> {
     }
     let fraction = fraction.trim_end_matches('0');
     if fraction.len() > 3 {
-        return Err(format!(
-            "`{text}`: times are whole milliseconds (at most 3 decimals)"
-        ));
+        return Err(TimeTextError::TooPrecise(text.to_string()));
     }
     let whole: u64 = if whole.is_empty() {
         0
@@ -681,40 +699,43 @@ pub fn seconds_to_ms(text: &str) -> Result<u64, String> {
         .and_then(|s| s.checked_add(whole))
         .and_then(|s| s.checked_mul(1000))
         .and_then(|ms| ms.checked_add(milli))
-        .ok_or_else(|| format!("`{text}` is too long a time"))
+        .ok_or_else(|| TimeTextError::TooLong(text.to_string()))
 }
 
+/// `key=value` text that is not one.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("expected key=value, got `{0}`")]
+pub struct ParamTextError(pub String);
+
 /// Parses `key=value` command-line text into a game parameter.
-pub fn parse_param(text: &str) -> Result<(String, String), String> {
+pub fn parse_param(text: &str) -> Result<(String, String), ParamTextError> {
     match text.split_once('=') {
         Some((k, v)) if !k.is_empty() && !v.is_empty() => Ok((k.to_string(), v.to_string())),
-        _ => Err(format!("expected key=value, got `{text}`")),
+        _ => Err(ParamTextError(text.to_string())),
     }
 }
 
 /// A game clock as `SECONDS+INCREMENT` (`60+0.6`; `1:30+1`; `60` for no
 /// increment), as cutechess-cli's and fastchess's `tc=`: (time, increment)
 /// in ms. Moves per period (`40/60`) are not supported.
-pub fn parse_tc(text: &str) -> Result<(u64, u64), String> {
+pub fn parse_tc(text: &str) -> Result<(u64, u64), TimeTextError> {
     if text.contains('/') {
-        return Err(format!(
-            "`{text}`: moves per period (`40/60`) are not supported; give SECONDS+INCREMENT, e.g. 60+0.6"
-        ));
+        return Err(TimeTextError::MovesPerPeriod(text.to_string()));
     }
     let (time, inc) = match text.split_once('+') {
         Some((t, i)) => (seconds_to_ms(t)?, seconds_to_ms(i)?),
         None => (seconds_to_ms(text)?, 0),
     };
     if time == 0 {
-        return Err(format!("`{text}`: the game clock must be positive"));
+        return Err(TimeTextError::NoClock(text.to_string()));
     }
     Ok((time, inc))
 }
 
 /// A limit per move in seconds (`0.2`), in ms.
-pub fn parse_st(text: &str) -> Result<u64, String> {
+pub fn parse_st(text: &str) -> Result<u64, TimeTextError> {
     match seconds_to_ms(text)? {
-        0 => Err(format!("`{text}`: the time per move must be positive")),
+        0 => Err(TimeTextError::NoMoveTime(text.to_string())),
         ms => Ok(ms),
     }
 }
@@ -1052,11 +1073,16 @@ env = { X = "1" }
         }
         assert!(parse_st("0.0005")
             .unwrap_err()
+            .to_string()
             .contains("whole milliseconds"));
-        assert!(parse_st("0").unwrap_err().contains("positive"));
-        assert!(parse_tc("0+1").unwrap_err().contains("positive"));
+        assert!(parse_st("0").unwrap_err().to_string().contains("positive"));
+        assert!(parse_tc("0+1")
+            .unwrap_err()
+            .to_string()
+            .contains("positive"));
         assert!(parse_tc("40/60+0.6")
             .unwrap_err()
+            .to_string()
             .contains("moves per period"));
     }
 

@@ -15,7 +15,7 @@ use crate::rating::{Sprt, SprtParams, SprtStatus};
 use crate::referee::{self, GameSetup, TimeControl};
 use crate::run::config::{FormatKind, Normalized, NormalizedBot};
 use crate::run::schedule::{self, GameJob};
-use crate::run::{self, Hooks, ProgressMode, RunOptions, TournamentError};
+use crate::run::{self, Hooks, PlayerError, ProgressMode, RunOptions, TournamentError};
 use crate::standings::Tally;
 use arena_core::games::AnyGame;
 use arena_core::record::GameRecord;
@@ -70,10 +70,13 @@ impl Default for MatchRun {
 /// Why a match did not run to its end.
 #[derive(Debug, thiserror::Error)]
 pub enum MatchError {
-    /// A mistake in what was asked (a bot that cannot start, a bad number):
-    /// nothing was played or written.
-    #[error("{0}")]
-    Config(String),
+    /// A number of games out of range: nothing was played or written.
+    #[error("--games must be from 1 to {max} (got {got})")]
+    Games { max: u64, got: u64 },
+    /// A bot command that cannot be started at all: nothing was played or
+    /// written.
+    #[error(transparent)]
+    Command(#[from] referee::CommandError),
     /// The run directory was refused, a disk error, an interruption.
     #[error(transparent)]
     Run(#[from] TournamentError),
@@ -161,7 +164,7 @@ struct MatchPlayer {
 }
 
 impl run::Player for MatchPlayer {
-    async fn play(&self, job: GameJob, lane: usize) -> Result<GameRecord, String> {
+    async fn play(&self, job: GameJob, lane: usize) -> Result<GameRecord, PlayerError> {
         let setup = GameSetup {
             game: self.game.clone(),
             index: job.index,
@@ -201,10 +204,8 @@ impl run::Player for MatchPlayer {
 pub async fn run_match(
     config: &MatchConfig,
     each: impl FnMut(&GameRecord, &[Tally; 2], Option<&Sprt>) + Send,
-) -> Result<MatchSummary, String> {
-    run_match_with(config, &MatchRun::default(), each)
-        .await
-        .map_err(|e| e.to_string())
+) -> Result<MatchSummary, MatchError> {
+    run_match_with(config, &MatchRun::default(), each).await
 }
 
 /// Plays (or resumes) the match as `run` says. `each` sees every game this
@@ -218,16 +219,13 @@ pub async fn run_match_with(
     mut each: impl FnMut(&GameRecord, &[Tally; 2], Option<&Sprt>) + Send,
 ) -> Result<MatchSummary, MatchError> {
     if config.games == 0 || config.games > schedule::MAX_GAMES {
-        return Err(MatchError::Config(format!(
-            "--games must be from 1 to {} (got {})",
-            schedule::MAX_GAMES,
-            config.games
-        )));
+        return Err(MatchError::Games {
+            max: schedule::MAX_GAMES,
+            got: config.games,
+        });
     }
     for spec in &config.bots {
-        referee::check_command(spec, &config.limits)
-            .await
-            .map_err(|e| MatchError::Config(e.to_string()))?;
+        referee::check_command(spec, &config.limits).await?;
     }
     let player = Arc::new(MatchPlayer {
         game: config.game.clone(),

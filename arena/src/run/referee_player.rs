@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::config::Config;
-use super::runner::Player;
+use super::runner::{Player, PlayerError};
 use super::schedule::{self, GameJob};
 use crate::process::{BotSpec, Limits, Sandbox};
 use crate::referee::{self, BotSlot, GameSetup, TimeControl};
@@ -118,7 +118,7 @@ impl KeptBots {
 }
 
 impl Player for RefereePlayer {
-    async fn play(&self, job: GameJob, lane: usize) -> Result<GameRecord, String> {
+    async fn play(&self, job: GameJob, lane: usize) -> Result<GameRecord, PlayerError> {
         let setup = GameSetup {
             game: self.game.clone(),
             index: job.index,

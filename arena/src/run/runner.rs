@@ -31,14 +31,27 @@ pub enum TournamentError {
     #[error("{0}")]
     Refused(String),
     /// The player could not play a game (not a bot's fault: arena's or the machine's).
-    #[error("game {index}: {message}")]
-    Player { index: u64, message: String },
+    #[error("game {index}: {source}")]
+    Player { index: u64, source: PlayerError },
     #[error("interrupted: {done} of {total} games are saved in {}; run again with --resume to play the rest", dir.display())]
     Interrupted {
         dir: PathBuf,
         done: usize,
         total: usize,
     },
+}
+
+/// Why a [`Player`] could not play a game: arena's or the machine's fault,
+/// never a bot's (a bot's misbehaviour is a forfeit in the record).
+#[derive(Debug, thiserror::Error)]
+pub enum PlayerError {
+    #[error(transparent)]
+    Io(#[from] io::Error),
+    /// The record returned is not the scheduled game's: (index, round, pair,
+    /// seed) of the record and of the job.
+    #[error("the record says index {} round {} pair {} seed {}, the schedule says {} {} {} {}",
+        record[0], record[1], record[2], record[3], job[0], job[1], job[2], job[3])]
+    WrongGame { record: [u64; 4], job: [u64; 4] },
 }
 
 impl From<StoreError> for TournamentError {
@@ -64,7 +77,7 @@ pub trait Player: Send + Sync + 'static {
         &self,
         job: GameJob,
         lane: usize,
-    ) -> impl Future<Output = Result<GameRecord, String>> + Send;
+    ) -> impl Future<Output = Result<GameRecord, PlayerError>> + Send;
 
     /// Called on lane `lane` once no more games will be played there (also
     /// after an error or an interruption).
@@ -412,14 +425,14 @@ async fn drive_lanes<P: Player>(
     let mut jobs = jobs.into_iter();
     let stop = crate::process::stop_signal();
     tokio::pin!(stop);
-    type Played = (usize, GameJob, Result<GameRecord, String>);
+    type Played = (usize, GameJob, Result<GameRecord, PlayerError>);
     let handle = |res: Result<Played, tokio::task::JoinError>| -> Result<(), DriveStop> {
         let (job, rec) = match res {
             Ok((_, job, Ok(rec))) => (job, rec),
-            Ok((_, job, Err(message))) => {
+            Ok((_, job, Err(source))) => {
                 return Err(DriveStop::Error(TournamentError::Player {
                     index: job.index,
-                    message,
+                    source,
                 }))
             }
             Err(e) => {
@@ -432,10 +445,10 @@ async fn drive_lanes<P: Player>(
         {
             return Err(DriveStop::Error(TournamentError::Player {
                 index: job.index,
-                message: format!(
-                    "the record says index {} round {} pair {} seed {}, the schedule says {} {} {} {}",
-                    rec.index, rec.round, rec.pair, rec.seed, job.index, job.round, job.pair, job.seed
-                ),
+                source: PlayerError::WrongGame {
+                    record: [rec.index, rec.round, rec.pair, rec.seed],
+                    job: [job.index, job.round, job.pair, job.seed],
+                },
             }));
         }
         tx.send(rec).map_err(|_| {
@@ -554,10 +567,10 @@ mod tests {
     }
 
     impl Player for Fake {
-        async fn play(&self, job: GameJob, _lane: usize) -> Result<GameRecord, String> {
+        async fn play(&self, job: GameJob, _lane: usize) -> Result<GameRecord, PlayerError> {
             tokio::time::sleep(Duration::from_millis(job.seed % 7)).await;
             if self.fail_at == Some(job.index) {
-                return Err("simulated failure".into());
+                return Err(io::Error::other("simulated failure").into());
             }
             self.played.fetch_add(1, Ordering::SeqCst);
             let seat = |s: usize| SeatRecord {

@@ -190,10 +190,15 @@ impl Shard {
     }
 }
 
+/// `--shard` text that is not K/N with 1 <= K <= N.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is not K/N with 1 <= K <= N (e.g. 2/3)")]
+pub struct ShardError(pub String);
+
 impl FromStr for Shard {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        let bad = || format!("`{s}` is not K/N with 1 <= K <= N (e.g. 2/3)");
+    type Err = ShardError;
+    fn from_str(s: &str) -> Result<Self, ShardError> {
+        let bad = || ShardError(s.to_string());
         let (k, n) = s.split_once('/').ok_or_else(bad)?;
         let k: u64 = k.trim().parse().map_err(|_| bad())?;
         let n: u64 = n.trim().parse().map_err(|_| bad())?;
