@@ -136,7 +136,7 @@ impl arena::tools::play::MoveSource for ScriptedBot {
         _state: &str,
         legal: &[String],
         _history: &[(usize, String)],
-    ) -> Result<String, String> {
+    ) -> Result<String, arena::tools::play::SourceError> {
         self.asked += 1;
         Ok(self.bad.map_or_else(|| legal[0].clone(), String::from))
     }

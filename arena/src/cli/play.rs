@@ -65,7 +65,8 @@ fn play_game(args: &PlayArgs) -> Result<(), String> {
                 game.clone(),
                 args.seed,
                 std::time::Duration::from_millis(args.movetime),
-            )?;
+            )
+            .map_err(|e| e.to_string())?;
             let mut names = ["human", "human"];
             names[1 - human] = &name;
             let mut seats: [Option<&mut dyn arena::tools::play::MoveSource>; 2] = [None, None];

@@ -47,7 +47,7 @@ pub struct SlurmArgs {
 impl From<SlurmError> for Error {
     fn from(e: SlurmError) -> Error {
         match e {
-            SlurmError::Usage(m) => Error::Usage(m),
+            e @ SlurmError::Usage(_) => Error::usage(e),
             e => Error::Failed(e.to_string()),
         }
     }

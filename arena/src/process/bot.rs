@@ -60,6 +60,8 @@ impl std::fmt::Display for BotFailure {
     }
 }
 
+impl std::error::Error for BotFailure {}
+
 /// Why a bot could not be brought to `ready`.
 #[derive(Debug)]
 pub enum StartError {

@@ -6,9 +6,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::process::{Bot, BotSpec, Limits};
+use crate::process::{Bot, BotFailure, BotSpec, Limits, StartError};
 use crate::referee::seat::{self, Info};
-use crate::tools::play::{MoveSource, PlayEnd};
+use crate::tools::play::{MoveSource, PlayEnd, SourceError};
 use arena_core::games::{AnyGame, Seat};
 use arena_core::protocol::Go;
 use arena_core::record::Reason;
@@ -26,6 +26,22 @@ pub struct BotSeat {
     info: Vec<String>,
 }
 
+/// Why the bot could not be started, or gave no move.
+#[derive(Debug, thiserror::Error)]
+pub enum BotSeatError {
+    #[error("cannot start the runtime: {0}")]
+    Runtime(std::io::Error),
+    /// The bot (by name) did not come to `ready`.
+    #[error("bot {name}: {source}")]
+    Start { name: String, source: StartError },
+    /// It failed earlier and was stopped.
+    #[error("the bot has stopped")]
+    Stopped,
+    /// It failed to answer (crash, timeout, protocol violation).
+    #[error(transparent)]
+    Failed(BotFailure),
+}
+
 /// Overrun tolerated on the per-move limit, as in a match.
 const MARGIN: Duration = Duration::from_millis(50);
 
@@ -37,15 +53,15 @@ impl BotSeat {
         game: Arc<dyn AnyGame>,
         seed: u64,
         movetime: Duration,
-    ) -> Result<BotSeat, String> {
+    ) -> Result<BotSeat, BotSeatError> {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
-            .map_err(|e| format!("cannot start the runtime: {e}"))?;
+            .map_err(BotSeatError::Runtime)?;
         let name = spec.name.clone();
         let bot = runtime
             .block_on(Bot::start(Arc::new(spec), &Limits::default(), None))
-            .map_err(|e| format!("bot {name}: {e}"))?;
+            .map_err(|source| BotSeatError::Start { name, source })?;
         Ok(BotSeat {
             runtime,
             bot: Some(bot),
@@ -66,9 +82,9 @@ impl MoveSource for BotSeat {
         state: &str,
         legal: &[String],
         history: &[(Seat, String)],
-    ) -> Result<String, String> {
+    ) -> Result<String, SourceError> {
         let Some(bot) = self.bot.as_mut() else {
-            return Err("the bot has stopped".into());
+            return Err(BotSeatError::Stopped.into());
         };
         if !self.started {
             seat::new_game(bot, &*self.game, self.seat, self.seed);
@@ -91,7 +107,9 @@ impl MoveSource for BotSeat {
             seat::decide(bot, None, state, legal, go, Some(wait), &mut info).await
         });
         self.info.extend(info.into_lines());
-        decision.map(|d| d.mv).map_err(|m| m.failure().to_string())
+        decision
+            .map(|d| d.mv)
+            .map_err(|m| BotSeatError::Failed(m.failure()).into())
     }
 
     fn take_info(&mut self) -> Vec<String> {

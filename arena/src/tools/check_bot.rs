@@ -374,19 +374,76 @@ struct Summary {
     bonus: usize,
 }
 
+/// Why a scenario failed (its FAIL line): what the bot did that would
+/// forfeit a game, or a mistake of the checker's own.
+#[derive(Debug, thiserror::Error)]
+enum Fault {
+    /// The checker's own position or move was refused.
+    #[error("checker bug: {0}")]
+    Checker(String),
+    /// `what` says why the move is not legal; `legal` is the legal list as shown.
+    #[error("illegal move `{}` ({what}) in position `{state}` (legal: {legal})", protocol::truncate(.mv, 60))]
+    Illegal {
+        mv: String,
+        what: String,
+        state: String,
+        legal: String,
+    },
+    #[error("unasked `move {}`: a `move` when no `go` was waiting (two moves for one `go`, or a move before `go`)", protocol::truncate(.0, 60))]
+    MoveBeforeGo(String),
+    /// A second `move` while the answer to `go` was awaited.
+    #[error("unasked `move {0}`")]
+    UnaskedMove(String),
+    #[error("`ready` a second time")]
+    ReadyTwice,
+    /// No answer within `wait` (shown) of `go`.
+    #[error("no `move` within {wait} of `go` (limit {limit_ms} ms + {margin_ms} ms margin): the bot hangs, or does not flush stdout after `move`; in position `{state}`")]
+    NoMove {
+        wait: String,
+        limit_ms: u128,
+        margin_ms: u128,
+        state: String,
+    },
+    /// `note` is [`load_note`]'s.
+    #[error("lost on time: `move {}` came {used_ms:.0} ms after `go` (limit {limit_ms} ms + {margin_ms} ms margin) in position `{state}`{note}", protocol::truncate(.mv, 60))]
+    LostOnTime {
+        mv: String,
+        used_ms: f64,
+        limit_ms: u128,
+        margin_ms: u128,
+        state: String,
+        note: String,
+    },
+    /// The bot crashed, broke the protocol or timed out, in `state` if known.
+    #[error("{}", failure_text(.failure, .state.as_deref()))]
+    Failed {
+        failure: BotFailure,
+        state: Option<String>,
+    },
+}
+
+impl Fault {
+    fn failed(failure: BotFailure) -> Fault {
+        Fault::Failed {
+            failure,
+            state: None,
+        }
+    }
+}
+
 /// Plays one scenario. `Err`: what the bot did wrong (it would forfeit).
 async fn play(
     ctx: &mut Ctx,
     bot: &mut Bot,
     sc: &Scenario,
     report: &mut CheckReport,
-) -> Result<Summary, String> {
+) -> Result<Summary, Fault> {
     let mut state: Box<dyn AnyState> = match &sc.start {
         Start::Moves(_) => sc.game.initial_state(),
         Start::State(text) => sc
             .game
             .parse_state(text)
-            .map_err(|e| format!("checker bug: bad position: {e}"))?,
+            .map_err(|e| Fault::Checker(format!("bad position: {e}")))?,
     };
     let seed: u64 = ctx.rng.random();
     seat::new_game(bot, &*sc.game, sc.seat, seed);
@@ -395,11 +452,11 @@ async fn play(
             let seat = state.to_move();
             state
                 .play(mv)
-                .map_err(|e| format!("checker bug: opening `{mv}`: {e}"))?;
+                .map_err(|e| Fault::Checker(format!("opening `{mv}`: {e}")))?;
             seat::played(bot, seat, mv);
         }
     }
-    bot.flush().await.map_err(|f| failure_text(&f, None))?;
+    bot.flush().await.map_err(Fault::failed)?;
 
     let mut decisions = 0usize;
     let mut plies = 0usize;
@@ -430,22 +487,23 @@ async fn play(
                         why.unwrap_or_else(|| "not in the legal list".into())
                     }
                 };
-                return Err(format!(
-                    "illegal move `{}` ({what}) in position `{state_text}` (legal: {})",
-                    protocol::truncate(&mv, 60),
-                    show_legal(&legal)
-                ));
+                return Err(Fault::Illegal {
+                    mv,
+                    what,
+                    state: state_text,
+                    legal: show_legal(&legal),
+                });
             }
             seat::played(bot, seat, &mv);
         } else {
             let mv = legal[ctx.rng.random_range(0..legal.len())].clone();
             state
                 .play(&mv)
-                .map_err(|e| format!("checker bug: own move `{mv}`: {e}"))?;
+                .map_err(|e| Fault::Checker(format!("own move `{mv}`: {e}")))?;
             seat::played(bot, seat, &mv);
             let next = state.outcome().is_none().then(|| state.to_move());
             if next.is_some() && next != Some(sc.seat) {
-                bot.flush().await.map_err(|f| failure_text(&f, None))?;
+                bot.flush().await.map_err(Fault::failed)?;
             }
         }
         last_mover = Some(seat);
@@ -459,7 +517,7 @@ async fn play(
         None => (None, Reason::Adjudicated, [0, 0]),
     };
     seat::game_over(bot, sc.seat, winner, reason, scores, plies);
-    bot.flush().await.map_err(|f| failure_text(&f, None))?;
+    bot.flush().await.map_err(Fault::failed)?;
     // A moment for anything the bot says after `gameover` (it should say
     // nothing), then look at it as the referee would at the next decision.
     tokio::time::sleep(Duration::from_millis(20)).await;
@@ -492,15 +550,14 @@ async fn play(
 
 /// Reads what the bot said since its last decision, as the referee does
 /// before each `go`: `info` is fine, anything else forfeits.
-async fn drain_between(bot: &mut Bot, info: &mut Info) -> Result<(), String> {
-    seat::between_decisions(bot, info).await.map_err(|m| match m {
-        Misstep::UnaskedMove(mv) => format!(
-            "unasked `move {}`: a `move` when no `go` was waiting (two moves for one `go`, or a move before `go`)",
-            protocol::truncate(&mv, 60)
-        ),
-        Misstep::Ready => "`ready` a second time".to_string(),
-        Misstep::NoAnswer(f) | Misstep::Failed(f) => failure_text(&f, None),
-    })
+async fn drain_between(bot: &mut Bot, info: &mut Info) -> Result<(), Fault> {
+    seat::between_decisions(bot, info)
+        .await
+        .map_err(|m| match m {
+            Misstep::UnaskedMove(mv) => Fault::MoveBeforeGo(mv),
+            Misstep::Ready => Fault::ReadyTwice,
+            Misstep::NoAnswer(f) | Misstep::Failed(f) => Fault::failed(f),
+        })
 }
 
 /// One decision: `position`, `legal`, `go`; reads up to the `move`. Returns
@@ -511,7 +568,7 @@ async fn decide(
     state_text: &str,
     legal: &[String],
     report: &mut CheckReport,
-) -> Result<(String, usize), String> {
+) -> Result<(String, usize), Fault> {
     let mut info = Info::default();
     drain_between(bot, &mut info).await?;
     let go = Go {
@@ -527,26 +584,30 @@ async fn decide(
     let decision = seat::decide(bot, None, state_text, legal, go, Some(wait), &mut info)
         .await
         .map_err(|m| match m {
-            Misstep::NoAnswer(_) => format!(
-                "no `move` within {} of `go` (limit {} ms + {} ms margin): the bot hangs, or does not flush stdout after `move`; in position `{state_text}`",
-                show_duration(wait),
-                ctx.movetime.as_millis(),
-                ctx.margin.as_millis()
-            ),
-            Misstep::Ready => "`ready` a second time".to_string(),
-            Misstep::UnaskedMove(mv) => format!("unasked `move {mv}`"),
-            Misstep::Failed(f) => failure_text(&f, Some(state_text)),
+            Misstep::NoAnswer(_) => Fault::NoMove {
+                wait: show_duration(wait),
+                limit_ms: ctx.movetime.as_millis(),
+                margin_ms: ctx.margin.as_millis(),
+                state: state_text.to_string(),
+            },
+            Misstep::Ready => Fault::ReadyTwice,
+            Misstep::UnaskedMove(mv) => Fault::UnaskedMove(mv),
+            Misstep::Failed(failure) => Fault::Failed {
+                failure,
+                state: Some(state_text.to_string()),
+            },
         })?;
     let mv = decision.mv;
     let used_ms = decision.used.as_secs_f64() * 1e3;
     if decision.used > limit {
-        return Err(format!(
-            "lost on time: `move {}` came {used_ms:.0} ms after `go` (limit {} ms + {} ms margin) in position `{state_text}`{}",
-            protocol::truncate(&mv, 60),
-            ctx.movetime.as_millis(),
-            ctx.margin.as_millis(),
-            load_note()
-        ));
+        return Err(Fault::LostOnTime {
+            mv,
+            used_ms,
+            limit_ms: ctx.movetime.as_millis(),
+            margin_ms: ctx.margin.as_millis(),
+            state: state_text.to_string(),
+            note: load_note(),
+        });
     }
     report.move_ms.push(used_ms);
     Ok((mv, info.count))

@@ -23,6 +23,10 @@ pub enum PlayEnd {
     Forfeit { seat: Seat, why: String },
 }
 
+/// Why a [`MoveSource`] gave no move (it forfeits): its own error type,
+/// whose Display says why.
+pub type SourceError = Box<dyn std::error::Error + Send + Sync>;
+
 /// Where a seat's moves come from when no person types them: a bot.
 pub trait MoveSource {
     /// Chooses a move for the seat to move. `state` is the position's
@@ -33,7 +37,7 @@ pub trait MoveSource {
         state: &str,
         legal: &[String],
         history: &[(Seat, String)],
-    ) -> Result<String, String>;
+    ) -> Result<String, SourceError>;
 
     /// The `info` lines the source sent since the last call, to show.
     fn take_info(&mut self) -> Vec<String> {
@@ -165,7 +169,7 @@ pub fn play(
                 writeln!(out, "  info: {}", escape(&line))?;
             }
             match choice {
-                Err(why) => break forfeit(why),
+                Err(why) => break forfeit(why.to_string()),
                 Ok(mv) => match state.play(&mv) {
                     Ok(_) => {
                         writeln!(out, "seat {seat} ({}) plays {mv}", names[seat])?;

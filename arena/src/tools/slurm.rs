@@ -25,8 +25,8 @@ use crate::store::{Manifest, StoreError};
 pub enum SlurmError {
     /// What was asked cannot work (a path #SBATCH lines cannot carry, a bad
     /// option): nothing was written or submitted.
-    #[error("{0}")]
-    Usage(String),
+    #[error(transparent)]
+    Usage(#[from] PlanError),
     /// The run directory holds what the jobs would refuse.
     #[error("{0}")]
     Refused(String),
@@ -40,6 +40,20 @@ pub enum SlurmError {
     /// sbatch could not be run, failed, or said no job id.
     #[error("{0}")]
     Sbatch(String),
+}
+
+/// What in a [`Plan`] #SBATCH lines or sbatch's argv cannot carry.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PlanError {
+    /// `what` is "the run directory" or "the working directory".
+    #[error("{what} `{path}` holds whitespace or `%`, which #SBATCH lines cannot carry; use another --out or directory")]
+    Path { what: &'static str, path: String },
+    #[error("--time `{0}` is not a Slurm time limit (e.g. 30, 01:30:00, 1-00:00:00)")]
+    Time(String),
+    #[error("--partition `{0}` must be one word")]
+    Partition(String),
+    #[error("--sbatch `{0}` is not an sbatch option (give it as --sbatch=--account=NAME)")]
+    Option(String),
 }
 
 /// Everything the two batch scripts depend on. Paths are absolute.
@@ -76,19 +90,20 @@ impl Plan {
 
     /// What `#SBATCH` lines and argv cannot carry safely.
     pub fn check(&self) -> Result<(), SlurmError> {
-        self.check_words().map_err(SlurmError::Usage)
+        Ok(self.check_words()?)
     }
 
-    fn check_words(&self) -> Result<(), String> {
+    fn check_words(&self) -> Result<(), PlanError> {
         for (what, p) in [
             ("the run directory", &self.run_dir),
             ("the working directory", &self.workdir),
         ] {
             let s = p.to_string_lossy();
             if s.chars().any(|c| c.is_whitespace() || c == '%') {
-                return Err(format!(
-                    "{what} `{s}` holds whitespace or `%`, which #SBATCH lines cannot carry; use another --out or directory"
-                ));
+                return Err(PlanError::Path {
+                    what,
+                    path: s.into_owned(),
+                });
             }
         }
         if let Some(t) = &self.time {
@@ -97,23 +112,17 @@ impl Plan {
                     .chars()
                     .all(|c| c.is_ascii_digit() || c == ':' || c == '-')
             {
-                return Err(format!(
-                    "--time `{t}` is not a Slurm time limit (e.g. 30, 01:30:00, 1-00:00:00)"
-                ));
+                return Err(PlanError::Time(t.clone()));
             }
         }
-        for (what, v) in [("--partition", &self.partition)] {
-            if let Some(v) = v {
-                if v.is_empty() || v.chars().any(|c| c.is_whitespace()) {
-                    return Err(format!("{what} `{v}` must be one word"));
-                }
+        if let Some(v) = &self.partition {
+            if v.is_empty() || v.chars().any(|c| c.is_whitespace()) {
+                return Err(PlanError::Partition(v.clone()));
             }
         }
         for o in &self.extra {
             if !o.starts_with('-') || o.contains('\n') {
-                return Err(format!(
-                    "--sbatch `{o}` is not an sbatch option (give it as --sbatch=--account=NAME)"
-                ));
+                return Err(PlanError::Option(o.clone()));
             }
         }
         Ok(())

@@ -125,7 +125,7 @@ impl FromStr for Pit {
     /// it is on the board in play.
     fn from_str(text: &str) -> Result<Self, ParseError> {
         let pit = parse_uint(text, (2 * MAX_HOLES - 1) as u64)
-            .map_err(|why| ParseError::new("dakon move", why, text))?;
+            .map_err(|why| ParseError::new("dakon move", why.to_string(), text))?;
         Ok(Pit(pit as u8))
     }
 }
@@ -280,22 +280,42 @@ fn push_uint(s: &mut String, mut v: u64) {
     }
 }
 
+/// Why a number in a state or move text was refused (the text shortened).
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum NumberError {
+    Missing,
+    NotDecimal(String),
+    LeadingZero(String),
+    TooLarge(String, u64),
+}
+
+impl Display for NumberError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NumberError::Missing => f.write_str("expected a number, found nothing"),
+            NumberError::NotDecimal(t) => write!(f, "`{t}` is not a decimal number"),
+            NumberError::LeadingZero(t) => write!(f, "`{t}` has a leading zero"),
+            NumberError::TooLarge(t, max) => write!(f, "`{t}` is larger than {max}"),
+        }
+    }
+}
+
 /// A decimal number without sign or leading zeros, at most `max`.
-fn parse_uint(text: &str, max: u64) -> Result<u64, String> {
+fn parse_uint(text: &str, max: u64) -> Result<u64, NumberError> {
     if text.is_empty() {
-        return Err("expected a number, found nothing".into());
+        return Err(NumberError::Missing);
     }
     if !text.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!("`{}` is not a decimal number", shorten(text)));
+        return Err(NumberError::NotDecimal(shorten(text).into()));
     }
     if text.len() > 1 && text.starts_with('0') {
-        return Err(format!("`{}` has a leading zero", shorten(text)));
+        return Err(NumberError::LeadingZero(shorten(text).into()));
     }
     let mut value: u64 = 0;
     for b in text.bytes() {
         value = value * 10 + (b - b'0') as u64;
         if value > max {
-            return Err(format!("`{}` is larger than {max}", shorten(text)));
+            return Err(NumberError::TooLarge(shorten(text).into(), max));
         }
     }
     Ok(value)

@@ -383,6 +383,49 @@ impl PartialEq for State {
     }
 }
 
+/// What a state text says that no game can reach (see
+/// `State::check_consistent`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Inconsistent {
+    EmptyHands,
+    /// Hands that do not fit whose turn it is in placement.
+    Hands {
+        turn: u8,
+        hand: [u8; 2],
+    },
+    QuietInPlacement,
+    TrappedInPlacement,
+    HandsInMovement,
+    Ended,
+    /// A trapped piece without its two captors.
+    NotFlanked(Square),
+}
+
+impl Display for Inconsistent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Inconsistent::EmptyHands => {
+                f.write_str("phase=place with both hands empty: that is phase=move")
+            }
+            Inconsistent::Hands { turn, hand } => write!(
+                f,
+                "in placement player 0 places first, so with turn={turn} the hands cannot be {},{}",
+                hand[0], hand[1]
+            ),
+            Inconsistent::QuietInPlacement => f.write_str("quiet must be 0 during placement"),
+            Inconsistent::TrappedInPlacement => f.write_str("nothing is trapped during placement"),
+            Inconsistent::HandsInMovement => f.write_str("phase=move needs hand=0,0"),
+            Inconsistent::Ended => {
+                f.write_str("both players have at most one piece: the game ended earlier")
+            }
+            Inconsistent::NotFlanked(sq) => write!(
+                f,
+                "the trapped piece on {sq} is not flanked by two free enemy pieces in a row or column"
+            ),
+        }
+    }
+}
+
 impl State {
     fn empty(w: usize, h: usize) -> State {
         let mut cells = [OFF; CELLS];
@@ -585,42 +628,40 @@ impl State {
     }
 
     /// Checks what the text format itself requires (no parameters needed).
-    fn check_consistent(&self) -> Result<(), String> {
+    fn check_consistent(&self) -> Result<(), Inconsistent> {
         if !self.moving {
             if self.hand == [0, 0] {
-                return Err("phase=place with both hands empty: that is phase=move".into());
+                return Err(Inconsistent::EmptyHands);
             }
             let ok = match self.turn {
                 0 => self.hand[0] == self.hand[1],
                 _ => self.hand[0] + 1 == self.hand[1],
             };
             if !ok {
-                return Err(format!(
-                    "in placement player 0 places first, so with turn={} the hands cannot be {},{}",
-                    self.turn, self.hand[0], self.hand[1]
-                ));
+                return Err(Inconsistent::Hands {
+                    turn: self.turn,
+                    hand: self.hand,
+                });
             }
             if self.quiet != 0 {
-                return Err("quiet must be 0 during placement".into());
+                return Err(Inconsistent::QuietInPlacement);
             }
             if self.cells.iter().any(|&c| c != OFF && c & TRAPPED != 0) {
-                return Err("nothing is trapped during placement".into());
+                return Err(Inconsistent::TrappedInPlacement);
             }
         } else {
             if self.hand != [0, 0] {
-                return Err("phase=move needs hand=0,0".into());
+                return Err(Inconsistent::HandsInMovement);
             }
             if self.count[0] <= 1 && self.count[1] <= 1 {
-                return Err("both players have at most one piece: the game ended earlier".into());
+                return Err(Inconsistent::Ended);
             }
             for r in 0..self.h as usize {
                 for c in 0..self.w as usize {
                     let sq = Square::new(c, r);
                     let i = self.idx(sq);
                     if self.cells[i] & TRAPPED != 0 && !self.flanked(i) {
-                        return Err(format!(
-                            "the trapped piece on {sq} is not flanked by two free enemy pieces in a row or column"
-                        ));
+                        return Err(Inconsistent::NotFlanked(sq));
                     }
                 }
             }
@@ -1009,7 +1050,7 @@ impl FromStr for State {
             .ok_or_else(|| bad("quiet must be a number without leading zeros".into()))?;
         st.ply = canonical_number(ply.as_bytes())
             .ok_or_else(|| bad("ply must be a number without leading zeros".into()))?;
-        st.check_consistent().map_err(bad)?;
+        st.check_consistent().map_err(|e| bad(e.to_string()))?;
         Ok(st.after_parse())
     }
 }
