@@ -299,8 +299,7 @@ impl Prog {
 fn chmod_tree(dir: &Path) {
     use std::os::unix::fs::PermissionsExt;
     for e in walk(dir) {
-        let mode = if e.is_dir() { 0o755 } else { 0o755 };
-        let _ = std::fs::set_permissions(&e, std::fs::Permissions::from_mode(mode));
+        let _ = std::fs::set_permissions(&e, std::fs::Permissions::from_mode(0o755));
     }
 }
 

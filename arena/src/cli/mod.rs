@@ -37,7 +37,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Play N games between two bots, seats alternating, and record them.
-    Match(r#match::MatchArgs),
+    Match(Box<r#match::MatchArgs>),
     /// Run a tournament from a TOML config; results go to reports/<name>/.
     Tournament(tournament::TournamentArgs),
     /// Combine the run directories of shards into one report.
@@ -107,7 +107,7 @@ impl Command {
 
     fn run(self) -> Result<(), Error> {
         match self {
-            Command::Match(args) => r#match::run(args),
+            Command::Match(args) => r#match::run(*args),
             Command::Tournament(args) => tournament::run(args),
             Command::Merge(args) => merge::run(args),
             Command::Slurm(args) => slurm::run(args),

@@ -12,7 +12,13 @@
 pub fn install() {
     let report = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        let message = info.payload_as_str().unwrap_or("");
+        // `PanicHookInfo::payload_as_str` is Rust 1.91, past the workspace's MSRV.
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("");
         let print_failed = message.starts_with("failed printing to stdout")
             || message.starts_with("failed printing to stderr");
         if print_failed && message.contains("Broken pipe") {

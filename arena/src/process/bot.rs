@@ -733,7 +733,7 @@ impl Drop for Bot {
         if !self.done {
             let orphans = self.members.may_leave_orphans();
             self.members.kill();
-            let _ = self.child.start_kill();
+            self.child.start_kill();
             // Reap the leader here (SIGKILL takes effect within a moment):
             // tokio's orphan queue would only reap it at some later SIGCHLD.
             for _ in 0..200 {

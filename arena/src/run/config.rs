@@ -629,7 +629,7 @@ impl Config {
             seed: self.seed,
             random_opening_plies: self.random_opening_plies,
             ponder: self.ponder,
-            time_control: self.time_control.clone(),
+            time_control: self.time_control,
             bots: self
                 .bots
                 .iter()

@@ -138,7 +138,7 @@ impl Algorithm for Mcts {
                 }
             }
             if let Some(stop) = stop {
-                if done % 8 == 0 && Instant::now() >= stop {
+                if done.is_multiple_of(8) && Instant::now() >= stop {
                     break;
                 }
             }

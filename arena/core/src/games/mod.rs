@@ -17,7 +17,7 @@ pub mod nim;
 mod notation;
 pub mod registry;
 
-pub use registry::{entry, new_game, CheckPosition, GameEntry, Start, GAMES};
+pub use registry::{entry, new_game, CheckPosition, GameEntry, NewGame, Start, GAMES};
 
 use std::fmt::{self, Debug, Display};
 

@@ -7,13 +7,16 @@ use super::{dakon, dakon_view, latrunculi, latrunculi_view};
 use super::{AnyGame, Game, ParamError, Params, ParseError, Seat};
 use crate::playout::Throughput;
 
+/// A game's constructor from `key=value` parameters.
+pub type NewGame = fn(&[(String, String)]) -> Result<Box<dyn AnyGame>, ParamError>;
+
 /// One game and what arena needs to run, show and test it.
 #[derive(Clone, Copy, Debug)]
 pub struct GameEntry {
     /// The name on the wire, on the command line and in records.
     pub name: &'static str,
     /// Builds the game from `key=value` parameters (see [`Game::from_params`]).
-    pub new: fn(&[(String, String)]) -> Result<Box<dyn AnyGame>, ParamError>,
+    pub new: NewGame,
     /// Draws a state (its notation) as text for the terminal; `names` (seat
     /// 0, seat 1) come already made safe for a terminal. The error says what
     /// in the notation did not fit.

@@ -42,9 +42,6 @@ pub fn process_cpu_seconds() -> f64 {
         .sum()
 }
 
-/// One tournament run: (seconds, peak memory rise in KiB, plies in all, CPU
-/// seconds of referee and bots).
-
 pub fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
