@@ -193,7 +193,7 @@ extern "C" fn contain(_: nix::libc::c_int) {
 /// swept: a just-spawned bot is never mistaken for an orphan.
 static SPAWNING: Mutex<()> = Mutex::new(());
 
-/// Takes the spawn lock (see [`SPAWNING`]); the first call also makes this
+/// Takes the spawn lock (see `SPAWNING`); the first call also makes this
 /// process a subreaper and tells the keeper that bots are running.
 pub fn spawning() -> MutexGuard<'static, ()> {
     static STARTED: std::sync::Once = std::sync::Once::new();

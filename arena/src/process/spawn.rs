@@ -32,7 +32,7 @@ use tokio::net::unix::pipe;
 /// What to run and how.
 pub struct Launch<'a> {
     pub program: &'a Path,
-    /// The full argument vector (argv[0] first).
+    /// The full argument vector (`argv[0]` first).
     pub argv: Vec<&'a OsStr>,
     /// The whole environment.
     pub env: Vec<(&'a OsStr, &'a OsStr)>,

@@ -757,7 +757,7 @@ fn candidates(exe: &str, cwd: &Path, env: &BTreeMap<String, String>) -> Vec<Path
         .collect()
 }
 
-/// Finds an executable: the first of [`candidates`] that is an executable file.
+/// Finds an executable: the first of `candidates` that is an executable file.
 pub fn resolve_executable(
     exe: &str,
     cwd: &Path,

@@ -40,7 +40,7 @@ pub struct MatchConfig {
     pub sprt: Option<SprtParams>,
 }
 
-/// How to run a match: as [`tournament::RunOptions`] for a tournament.
+/// How to run a match: as [`RunOptions`] for a tournament.
 #[derive(Clone, Debug)]
 pub struct MatchRun {
     /// Games played at once.

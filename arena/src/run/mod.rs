@@ -8,7 +8,7 @@
 //! - [`referee_player`]: the referee as that player;
 //! - [`matchplay`]: `arena match`, a small schedule on the same machinery;
 //! - [`merge`]: shards' runs made into one;
-//! - [`progress`]: what a run shows on stderr while it plays.
+//! - `progress`: what a run shows on stderr while it plays.
 
 pub mod config;
 pub mod matchplay;

@@ -1,5 +1,5 @@
 //! Tools around the referee: `arena check-bot` ([`check_bot`]), `arena
-//! bench` ([`bench`]), `arena slurm` ([`slurm`]) and terminal play
+//! bench` ([`mod@bench`]), `arena slurm` ([`slurm`]) and terminal play
 //! ([`play`], with a bot through [`bot_seat`]).
 
 pub mod bench;
