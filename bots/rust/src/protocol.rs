@@ -10,7 +10,7 @@
 use std::io::{self, BufRead, Write};
 use std::time::Instant;
 
-use arena_core::games::Seat;
+use arena_core::games::{ParamError, Seat};
 use arena_core::protocol::{FromBot, ToBot};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -31,7 +31,7 @@ pub trait Session<A> {
 
 /// Builds a session from the `newgame` parameters, the seat and an RNG seed.
 pub type SessionMaker<A> =
-    fn(&[(String, String)], Seat, u64) -> Result<Box<dyn Session<A>>, String>;
+    fn(&[(String, String)], Seat, u64) -> Result<Box<dyn Session<A>>, ParamError>;
 
 struct GameSession<G: Evaluate> {
     game: G,
@@ -47,8 +47,8 @@ pub fn session<G: Evaluate, A: Algorithm>(
     params: &[(String, String)],
     seat: Seat,
     seed: u64,
-) -> Result<Box<dyn Session<A>>, String> {
-    let game = G::from_params(params).map_err(|e| e.to_string())?;
+) -> Result<Box<dyn Session<A>>, ParamError> {
+    let game = G::from_params(params)?;
     let state = game.initial_state();
     Ok(Box::new(GameSession {
         game,
