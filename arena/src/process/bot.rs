@@ -30,7 +30,7 @@ use super::limits::{apply_prlimits, apply_rlimits, Limits};
 use super::line_reader::{LineReadError, LineReader};
 use super::log_sink::{remove_log, spawn_drain, LogSink};
 use super::members::Members;
-use super::sandbox::{self, Plan, PrivateDir, Sandbox};
+use super::sandbox::{self, BwrapPlan, PrivateDir, Sandbox};
 use super::spec::BotSpec;
 use super::watchdog::{self, Watch};
 use crate::process;
@@ -239,7 +239,7 @@ impl Bot {
             ("LANG".into(), "C.UTF-8".into()),
         ];
         let plan = sandboxed.then(|| {
-            Plan::new(
+            BwrapPlan::new(
                 &spec.command,
                 &cwd,
                 private.path(),

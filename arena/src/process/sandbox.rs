@@ -130,7 +130,7 @@ fn probe() -> Result<(), Unusable> {
     }
     let uid = root.then(super::next_bot_uid);
     let private = PrivateDir::create(uid, None).map_err(|e| Unusable::PrivateDir(Arc::new(e)))?;
-    let plan = Plan::new(
+    let plan = BwrapPlan::new(
         &["true".into()],
         Path::new("/"),
         private.path(),
@@ -169,7 +169,7 @@ const SYSTEM: &[&str] = &[
 
 /// bubblewrap's arguments for one bot, and what it will see.
 #[derive(Clone, Debug, Default)]
-pub struct Plan {
+pub struct BwrapPlan {
     pub args: Vec<OsString>,
     /// Directories outside the system ones the bot sees, read-only.
     pub extra: Vec<PathBuf>,
@@ -177,7 +177,7 @@ pub struct Plan {
     pub env: Vec<(String, PathBuf)>,
 }
 
-impl Plan {
+impl BwrapPlan {
     /// The sandbox for `command` (argv, as the config gives it) whose
     /// program directory is `program_dir`, with `private` as its writable
     /// directory; `hide` lists paths it must not see even inside a visible
@@ -190,7 +190,7 @@ impl Plan {
         hide: &[PathBuf],
         uid: Option<u32>,
         path: &OsStr,
-    ) -> Plan {
+    ) -> BwrapPlan {
         let mut a: Vec<OsString> = Vec::new();
         let mut push = |words: &[&OsStr]| a.extend(words.iter().map(|w| w.to_os_string()));
         if uid.is_some() {
@@ -249,7 +249,7 @@ impl Plan {
             private.as_os_str(),
             "/tmp".as_ref(),
         ]);
-        let mut plan = Plan::default();
+        let mut plan = BwrapPlan::default();
         let mut wanted = vec![program_dir.to_path_buf()];
         for root in interpreter_roots(command, program_dir, path, &mut plan.env) {
             wanted.push(root);
@@ -365,7 +365,7 @@ impl Plan {
 /// not found.
 pub fn view(command: &[String], program_dir: &Path) -> String {
     let path = std::env::var_os("PATH").unwrap_or_else(|| super::SAFE_PATH.into());
-    let plan = Plan::new(
+    let plan = BwrapPlan::new(
         command,
         program_dir,
         Path::new("/nonexistent"),
