@@ -16,8 +16,7 @@ use super::schedule::{self, GameJob, Shard};
 use crate::lanes::Lanes;
 use crate::standings::Standings;
 use crate::store::{
-    self, read_records, Manifest, RunLock, StopRule, StoreError, Writer, GAMES_JSONL, JOURNAL,
-    MANIFEST,
+    self, Manifest, RunLock, StopRule, StoreError, Writer, GAMES_JSONL, JOURNAL, MANIFEST,
 };
 use arena_core::record::GameRecord;
 
@@ -290,8 +289,8 @@ pub async fn run_with<P: Player>(
         // Games that finished after the deciding one are not part of the run.
         manifest.stopped = Some(why.to_string());
         standings = Standings::new(config.bots.iter().map(|b| b.name.clone()));
-        for r in read_records(&dir.join(GAMES_JSONL))? {
-            standings.add(&r);
+        for line in store::Records::open(&dir.join(GAMES_JSONL), store::Tail::Torn, true)? {
+            standings.add(&line?.record);
         }
     }
     writer.complete()?;
@@ -497,6 +496,7 @@ mod tests {
     use super::*;
     use crate::referee::TimeControl;
     use crate::run::config::{FormatKind, NormalizedBot};
+    use crate::store::read_records;
     use crate::store::{GAMES_CSV, LOCK};
     use arena_core::record::{GameResult, Reason, SeatRecord};
     use std::fs::{self, OpenOptions};
