@@ -732,9 +732,20 @@ pub fn csv_bytes(rows: &[&GameRecord], header: bool) -> Vec<u8> {
     w.into_inner().expect("in-memory csv")
 }
 
-/// Writes `games.jsonl` and `games.csv` holding exactly `records`, in order.
-pub fn write_games(dir: &Path, records: &[&GameRecord]) -> Result<(), StoreError> {
-    let jsonl: Vec<u8> = records.iter().flat_map(|r| jsonl_line(r)).collect();
+/// A record's line as a run writes it: whole, or compact with the states
+/// of every `every`-th ply only ([`compact_record`]).
+pub fn record_line(r: &GameRecord, every: usize) -> Vec<u8> {
+    if every > 1 {
+        jsonl_line(&compact_record(r, every))
+    } else {
+        jsonl_line(r)
+    }
+}
+
+/// Writes `games.jsonl` and `games.csv` holding exactly `records`, in
+/// order (states of every `every`-th ply, see [`record_line`]).
+pub fn write_games(dir: &Path, records: &[&GameRecord], every: usize) -> Result<(), StoreError> {
+    let jsonl: Vec<u8> = records.iter().flat_map(|r| record_line(r, every)).collect();
     write_atomic(dir, GAMES_JSONL, &jsonl)?;
     write_atomic(dir, GAMES_CSV, &csv_bytes(records, true))
 }
@@ -1261,18 +1272,24 @@ pub struct Writer {
     stop: Option<StopRule>,
     /// Why the run ended early, once the stop rule said so.
     stopped: Option<String>,
+    /// Records keep the state of every this-many plies (1: every ply).
+    every: usize,
 }
 
 impl Writer {
     /// Rewrites the files from `done` (dropping any torn line) and opens
     /// them for appending. The games of `done` that extend the prefix go
     /// through `stop`; the returned records are that prefix, in order.
+    /// Records are written with the state of every `record_states`-th ply
+    /// ([`record_line`]; 1: every ply).
     pub fn open(
         dir: &Path,
         jobs: &[GameJob],
         mut done: BTreeMap<u64, GameRecord>,
         mut stop: Option<StopRule>,
+        record_states: usize,
     ) -> Result<(Writer, Vec<GameRecord>), StoreError> {
+        let every = record_states.max(1);
         let mut order: Vec<u64> = jobs.iter().map(|j| j.index).collect();
         let mut prefix = Vec::new();
         let mut stopped = None;
@@ -1286,8 +1303,8 @@ impl Writer {
                 break;
             }
         }
-        write_games(dir, &prefix.iter().collect::<Vec<_>>())?;
-        let journal: Vec<u8> = done.values().flat_map(jsonl_line).collect();
+        write_games(dir, &prefix.iter().collect::<Vec<_>>(), every)?;
+        let journal: Vec<u8> = done.values().flat_map(|r| record_line(r, every)).collect();
         write_atomic(dir, JOURNAL, &journal)?;
         let writer = Writer {
             dir: dir.to_path_buf(),
@@ -1300,6 +1317,7 @@ impl Writer {
             pending: done,
             stop,
             stopped,
+            every,
         };
         Ok((writer, prefix))
     }
@@ -1336,7 +1354,10 @@ impl Writer {
             return Ok(Vec::new());
         }
         let jp = self.dir.join(JOURNAL);
-        let lines: Vec<u8> = batch.iter().flat_map(jsonl_line).collect();
+        let lines: Vec<u8> = batch
+            .iter()
+            .flat_map(|r| record_line(r, self.every))
+            .collect();
         self.journal.write_all(&lines).map_err(io_err(&jp))?;
         self.journal.sync_data().map_err(io_err(&jp))?;
         self.finished += batch.len();
@@ -1350,7 +1371,7 @@ impl Writer {
             .get(self.next)
             .and_then(|i| self.pending.remove(i))
         {
-            lines.extend(jsonl_line(&r));
+            lines.extend(record_line(&r, self.every));
             self.stopped = self.stop.as_mut().and_then(|s| s(&r));
             ready.push(r);
             self.next += 1;
@@ -1459,6 +1480,69 @@ mod tests {
         let e = read_bounded(&big, 100).unwrap_err().to_string();
         assert!(e.contains("101 bytes is too big"), "{e}");
         assert_eq!(read_bounded(&big, 101).unwrap().len(), 101);
+    }
+
+    /// A real Dakon game, first legal move each ply, as the referee records it.
+    fn played_game() -> GameRecord {
+        let game = arena_core::games::new_game("dakon", &[]).unwrap();
+        let mut state = game.initial_state();
+        let initial_state = state.to_string();
+        let mut moves = Vec::new();
+        while state.outcome().is_none() {
+            let mv = state.legal_moves()[0].clone();
+            let seat = state.to_move();
+            let effects = state.play(&mv).unwrap();
+            moves.push(arena_core::record::MoveRecord {
+                seat,
+                mv,
+                ms: 1.0,
+                cpu_ms: None,
+                info: Vec::new(),
+                state: state.to_string(),
+                effects,
+            });
+        }
+        let line = r#"{"index":0,"round":0,"pair":0,"game":"dakon","params":{},"seed":0,"seats":[{"name":"a","command":[],"log":null},{"name":"b","command":[],"log":null}],"initial_state":"","moves":[],"final_state":"","scores":[0,0],"result":"1-0","reason":"normal","duration_ms":1}"#;
+        let mut r: GameRecord = serde_json::from_str(line).unwrap();
+        r.params = game.params().into_iter().collect();
+        r.initial_state = initial_state;
+        r.final_state = state.to_string();
+        r.moves = moves;
+        r
+    }
+
+    #[test]
+    fn compact_records_read_back_whole() {
+        let full = played_game();
+        assert!(full.moves.len() > 20, "{} plies", full.moves.len());
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join(GAMES_JSONL);
+        let compact = record_line(&full, 10);
+        assert!(
+            compact.len() * 3 < jsonl_line(&full).len(),
+            "{} bytes",
+            compact.len()
+        );
+        let kept = compact_record(&full, 10)
+            .moves
+            .iter()
+            .filter(|m| !m.state.is_empty())
+            .count();
+        assert_eq!(kept, full.moves.len().div_ceil(10));
+        let mut text = record_line(&full, 1);
+        text.extend(&compact);
+        fs::write(&path, &text).unwrap();
+        let read = read_games_file(&path).unwrap();
+        assert_eq!(read, [full.clone(), full.clone()]);
+        // A move the engine refuses is a bad record, named by file and line.
+        let mut broken = compact_record(&full, 10);
+        broken.moves[3].mv = "99".into();
+        fs::write(&path, jsonl_line(&broken)).unwrap();
+        let e = read_games_file(&path).unwrap_err().to_string();
+        assert!(
+            e.contains(":1: not a game record: cannot rebuild the states left out: ply 4"),
+            "{e}"
+        );
     }
 
     #[test]

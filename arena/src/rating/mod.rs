@@ -312,7 +312,7 @@ pub fn compute_pool(pool: &Pool, opts: &RatingOptions) -> Ratings {
         Estimate::Fallback
     };
     let bt = bradley_terry::fit(
-        &pool,
+        pool,
         match estimate {
             Estimate::Mle => 0.0,
             Estimate::Prior(p) => p,

@@ -94,13 +94,14 @@ impl RunTotals {
         self.count += 1;
         *self.kinds.entry(r.game.clone()).or_default() += 1;
         self.last = Some((self.count, r.index));
-        if self.count % self.stride == 0 {
+        // The stride is a power of two.
+        if self.count & (self.stride - 1) == 0 {
             self.samples
                 .push((self.count, r.index, self.totals.clone()));
             if self.samples.len() >= 2 * TIMELINE_POINTS {
                 self.stride *= 2;
                 let stride = self.stride;
-                self.samples.retain(|s| s.0 % stride == 0);
+                self.samples.retain(|s| s.0 & (stride - 1) == 0);
             }
         }
     }

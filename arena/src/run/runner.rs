@@ -105,6 +105,9 @@ pub struct RunOptions {
     /// Said at the start of the run and kept in its manifest (a bot that
     /// runs without the sandbox it would have had elsewhere, say).
     pub warnings: Vec<String>,
+    /// Records keep the state after every this-many plies and the last
+    /// (`record_states`; 1, the default: every ply).
+    pub record_states: usize,
 }
 
 /// What a finished run reports.
@@ -184,7 +187,7 @@ pub async fn run_with<P: Player>(
         standings.add(r);
     }
     let resumed: BTreeSet<u64> = done.keys().copied().collect();
-    let (mut writer, prefix) = Writer::open(dir, &jobs, done, stop)?;
+    let (mut writer, prefix) = Writer::open(dir, &jobs, done, stop, opts.record_states)?;
     if let Some(each) = each.as_mut() {
         for r in &prefix {
             each(r, true);
@@ -602,6 +605,7 @@ mod tests {
             progress: ProgressMode::Quiet,
             affinity: false,
             warnings: Vec::new(),
+            record_states: 1,
         }
     }
 
