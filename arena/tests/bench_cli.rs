@@ -164,3 +164,53 @@ fn without_a_c_compiler_the_rust_bot_plays() {
     number(&v, "tournament.games_per_sec_cn");
     number(&v, "process_start.fresh_ms_per_game");
 }
+
+#[test]
+fn scale_json_has_every_figure_of_each_step() {
+    // 100 games: the figures' shape, in seconds (`--scale` alone runs
+    // 10^3 and 10^4).
+    let out = Command::new(ARENA)
+        .args(["bench", "--scale", "--scale-max", "100", "--json"])
+        .output()
+        .expect("arena runs");
+    assert!(
+        out.status.success(),
+        "arena bench --scale failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("one JSON object on stdout");
+    assert_eq!(v["sizes"].as_array().unwrap().len(), 1);
+    assert_eq!(number(&v, "sizes.0.games"), 100.0);
+    let steps: Vec<&str> = v["sizes"][0]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["step"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        steps,
+        [
+            "play shard 1/2",
+            "play shard 2/2",
+            "merge (+ report)",
+            "report",
+            "ratings"
+        ]
+    );
+    for i in 0..steps.len() {
+        for f in ["seconds", "games_per_second", "peak_mib"] {
+            number(&v, &format!("sizes.0.steps.{i}.{f}"));
+        }
+    }
+    for f in [
+        "games_jsonl_bytes",
+        "games_csv_bytes",
+        "index_html_bytes",
+        "replays_bytes",
+        "replay_files",
+    ] {
+        number(&v, &format!("sizes.0.{f}"));
+    }
+    // Every game's replay is in a block of 100 games.
+    assert_eq!(number(&v, "sizes.0.replay_files"), 1.0);
+}
