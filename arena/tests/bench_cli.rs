@@ -31,14 +31,20 @@ fn number(v: &Value, path: &str) -> f64 {
 
 /// `arena bench --quick --json` with `CC` set to `cc`, as one JSON value.
 fn quick_bench(cc: &str) -> Value {
+    bench_json(&["--quick", "--json"], cc)
+}
+
+/// `arena bench ARGS` with `CC` set to `cc`; its output as one JSON value.
+fn bench_json(args: &[&str], cc: &str) -> Value {
     let out = Command::new(ARENA)
-        .args(["bench", "--quick", "--json"])
+        .arg("bench")
+        .args(args)
         .env("CC", cc)
         .output()
         .expect("arena runs");
     assert!(
         out.status.success(),
-        "arena bench failed: {}",
+        "arena bench {args:?} failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).expect("one JSON object on stdout")
@@ -169,16 +175,7 @@ fn without_a_c_compiler_the_rust_bot_plays() {
 fn scale_json_has_every_figure_of_each_step() {
     // 100 games: the figures' shape, in seconds (`--scale` alone runs
     // 10^3 and 10^4).
-    let out = Command::new(ARENA)
-        .args(["bench", "--scale", "--scale-max", "100", "--json"])
-        .output()
-        .expect("arena runs");
-    assert!(
-        out.status.success(),
-        "arena bench --scale failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).expect("one JSON object on stdout");
+    let v = bench_json(&["--scale", "--scale-max", "100", "--json"], "cc");
     assert_eq!(v["sizes"].as_array().unwrap().len(), 1);
     assert_eq!(number(&v, "sizes.0.games"), 100.0);
     let steps: Vec<&str> = v["sizes"][0]["steps"]

@@ -51,25 +51,23 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
             eprintln!("arena bench: {s}")
         })
         .map_err(Error::Failed)?;
-        if args.json {
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&report).expect("figures serialize")
-            );
-        } else {
-            print!("{report}");
-        }
+        show(&report, args.json);
         return Ok(());
     }
     let report =
         bench::run(&opts, |section| eprintln!("arena bench: {section}")).map_err(Error::failed)?;
-    if args.json {
+    show(&report, args.json);
+    Ok(())
+}
+
+/// Prints the figures as a table, or as one JSON object.
+fn show<R: serde::Serialize + std::fmt::Display>(report: &R, json: bool) {
+    if json {
         println!(
             "{}",
-            serde_json::to_string_pretty(&report).expect("figures serialize")
+            serde_json::to_string_pretty(report).expect("figures serialize")
         );
     } else {
         print!("{report}");
     }
-    Ok(())
 }
