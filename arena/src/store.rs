@@ -742,14 +742,6 @@ pub fn record_line(r: &GameRecord, every: usize) -> Vec<u8> {
     }
 }
 
-/// Writes `games.jsonl` and `games.csv` holding exactly `records`, in
-/// order (states of every `every`-th ply, see [`record_line`]).
-pub fn write_games(dir: &Path, records: &[&GameRecord], every: usize) -> Result<(), StoreError> {
-    let jsonl: Vec<u8> = records.iter().flat_map(|r| record_line(r, every)).collect();
-    write_atomic(dir, GAMES_JSONL, &jsonl)?;
-    write_atomic(dir, GAMES_CSV, &csv_bytes(records, true))
-}
-
 /// Writes `games.jsonl` and `games.csv` one record at a time (`arena
 /// merge`): into temporary files, renamed over the old ones by
 /// [`GamesWriter::finish`] once both are whole and synced.
@@ -899,35 +891,107 @@ pub fn check_record(
     Ok(())
 }
 
-/// Records of a run by index, each checked against the schedule (`jobs`:
-/// this run's games) and the config. A game found twice must be the same
-/// record both times (the journal and `games.jsonl` overlap while a run
-/// goes); two that disagree are an error naming both places.
-pub fn checked_records(
-    files: &[PathBuf],
+/// What a run directory holds for `--resume`, checked ([`check_resume`]).
+#[derive(Debug, Default)]
+pub struct Resumed {
+    /// How many games of the run's schedule `games.jsonl` holds, in order
+    /// (the records stay on disk: [`Writer::open`] reads them again).
+    pub prefix: usize,
+    /// The journal's games that are not in `games.jsonl`, by index.
+    pub journal: BTreeMap<u64, GameRecord>,
+}
+
+impl Resumed {
+    /// Whether game `index` of the run (`jobs`, in index order) is finished.
+    pub fn finished(&self, jobs: &[GameJob], index: u64) -> bool {
+        self.journal.contains_key(&index)
+            || jobs
+                .binary_search_by_key(&index, |j| j.index)
+                .is_ok_and(|pos| pos < self.prefix)
+    }
+}
+
+/// A digest of a whole record, to tell whether two records of one game
+/// agree without keeping either.
+fn digest(r: &GameRecord) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    serde_json::to_vec(r)
+        .expect("records serialize")
+        .hash(&mut h);
+    h.finish()
+}
+
+/// Checks the records of `dir` (`games.jsonl`, then the journal) against
+/// the schedule (`jobs`: this run's games, in index order) and the config,
+/// reading one record at a time. `games.jsonl` must be the first games of
+/// the schedule, in order (as arena writes it). A game found twice must be
+/// the same record both times (the journal and `games.jsonl` overlap while
+/// a run goes); two that disagree are an error naming both places. Kept in
+/// memory: a digest and a line number per game of `games.jsonl`, and the
+/// journal's other games.
+pub fn check_resume(
+    dir: &Path,
     jobs: &[GameJob],
     config: &Normalized,
-) -> Result<BTreeMap<u64, (GameRecord, String)>, StoreError> {
-    let by_index: BTreeMap<u64, &GameJob> = jobs.iter().map(|j| (j.index, j)).collect();
-    let mut found: BTreeMap<u64, (GameRecord, String)> = BTreeMap::new();
-    for path in files {
-        for Line { line, record } in read_lines(path, Tail::Torn, true)? {
-            let at = place(path, line);
-            check_record(&at, &record, by_index.get(&record.index).copied(), config)?;
-            if let Some((other, other_at)) = found.get(&record.index) {
-                if *other != record {
-                    return refused(format!(
-                        "game {}: {other_at} and {at} disagree ({} differs): two different records of one game",
-                        record.index,
-                        first_difference(other, &record)
-                    ));
+) -> Result<Resumed, StoreError> {
+    let pos_of = |index: u64| jobs.binary_search_by_key(&index, |j| j.index).ok();
+    let games = dir.join(GAMES_JSONL);
+    let mut prefix: Vec<(u64, u32)> = Vec::new();
+    for line in Records::open(&games, Tail::Torn, true)? {
+        let Line { line, record } = line?;
+        let at = place(&games, line);
+        let pos = pos_of(record.index);
+        check_record(&at, &record, pos.map(|p| &jobs[p]), config)?;
+        if pos != Some(prefix.len()) {
+            return refused(format!(
+                "{at}: game {} where the schedule has game {}: arena writes {GAMES_JSONL} in schedule order, so it did not write this file",
+                record.index,
+                jobs.get(prefix.len()).map_or_else(|| "none".to_string(), |j| j.index.to_string())
+            ));
+        }
+        prefix.push((digest(&record), line as u32));
+    }
+    let path = dir.join(JOURNAL);
+    let mut journal: BTreeMap<u64, (GameRecord, String)> = BTreeMap::new();
+    for line in Records::open(&path, Tail::Torn, true)? {
+        let Line { line, record } = line?;
+        let at = place(&path, line);
+        let pos = pos_of(record.index);
+        check_record(&at, &record, pos.map(|p| &jobs[p]), config)?;
+        let disagree = |other: &GameRecord, other_at: &str| {
+            refused(format!(
+                "game {}: {other_at} and {at} disagree ({} differs): two different records of one game",
+                record.index,
+                first_difference(other, &record)
+            ))
+        };
+        match pos {
+            Some(p) if p < prefix.len() => {
+                let (d, gline) = prefix[p];
+                if d != digest(&record) {
+                    let other = Records::open(&games, Tail::Torn, true)?
+                        .find_map(|l| l.ok().filter(|l| l.line == gline as usize))
+                        .map(|l| l.record)
+                        .ok_or_else(|| {
+                            StoreError::Refused(format!("{}: changed while read", games.display()))
+                        })?;
+                    return disagree(&other, &place(&games, gline as usize));
                 }
-                continue;
             }
-            found.insert(record.index, (record, at));
+            _ => match journal.get(&record.index) {
+                Some((other, other_at)) if *other != record => return disagree(other, other_at),
+                Some(_) => {}
+                None => {
+                    journal.insert(record.index, (record, at));
+                }
+            },
         }
     }
-    Ok(found)
+    Ok(Resumed {
+        prefix: prefix.len(),
+        journal: journal.into_iter().map(|(i, (r, _))| (i, r)).collect(),
+    })
 }
 
 // ---------------------------------------------------------------------------
@@ -1122,11 +1186,11 @@ fn log_game(name: &str) -> Option<u64> {
     ok.then(|| rest[..digits].parse().ok()).flatten()
 }
 
-/// Removes from `dir/logs` the logs of games not in `finished`: what games
-/// cut short by a crash left, before `--resume` plays them again.
+/// Removes from `dir/logs` the logs of games not `finished`: what games cut
+/// short by a crash left, before `--resume` plays them again.
 pub fn remove_unfinished_logs(
     dir: &Path,
-    finished: &std::collections::BTreeSet<u64>,
+    finished: impl Fn(u64) -> bool,
 ) -> Result<(), StoreError> {
     let logs = dir.join(LOGS);
     let entries = match fs::read_dir(&logs) {
@@ -1137,7 +1201,7 @@ pub fn remove_unfinished_logs(
     for entry in entries {
         let entry = entry.map_err(io_err(&logs))?;
         let game = log_game(&entry.file_name().to_string_lossy());
-        if game.is_some_and(|g| !finished.contains(&g)) {
+        if game.is_some_and(|g| !finished(g)) {
             let p = entry.path();
             fs::remove_file(&p).map_err(io_err(&p))?;
         }
@@ -1277,49 +1341,71 @@ pub struct Writer {
 }
 
 impl Writer {
-    /// Rewrites the files from `done` (dropping any torn line) and opens
-    /// them for appending. The games of `done` that extend the prefix go
-    /// through `stop`; the returned records are that prefix, in order.
+    /// Rewrites the files from what `resumed` found (dropping any torn
+    /// line; `games.jsonl`'s records are read again, one at a time) and
+    /// opens them for appending. The games of the prefix, and the journal's
+    /// that extend it, go through `stop` and are shown to `seen`, in order.
     /// Records are written with the state of every `record_states`-th ply
-    /// ([`record_line`]; 1: every ply).
+    /// ([`record_line`]; 1: every ply); those already in `games.jsonl` are
+    /// copied as they are.
     pub fn open(
         dir: &Path,
         jobs: &[GameJob],
-        mut done: BTreeMap<u64, GameRecord>,
+        resumed: Resumed,
         mut stop: Option<StopRule>,
         record_states: usize,
-    ) -> Result<(Writer, Vec<GameRecord>), StoreError> {
+        seen: &mut dyn FnMut(&GameRecord),
+    ) -> Result<Writer, StoreError> {
         let every = record_states.max(1);
         let mut order: Vec<u64> = jobs.iter().map(|j| j.index).collect();
-        let mut prefix = Vec::new();
+        let mut done = resumed.journal;
+        let mut out = GamesWriter::create(dir)?;
         let mut stopped = None;
-        for &i in &order {
-            let Some(r) = done.remove(&i) else { break };
+        let mut old = Records::open(&dir.join(GAMES_JSONL), Tail::Torn, true)?;
+        let mut next = 0;
+        while next < resumed.prefix && stopped.is_none() {
+            let Some(line) = old.next() else { break };
+            let r = line?.record;
             stopped = stop.as_mut().and_then(|s| s(&r));
-            prefix.push(r);
-            if stopped.is_some() {
-                order.truncate(prefix.len());
-                done.clear();
-                break;
-            }
+            out.push(&r, old.raw())?;
+            seen(&r);
+            next += 1;
         }
-        write_games(dir, &prefix.iter().collect::<Vec<_>>(), every)?;
+        drop(old);
+        while stopped.is_none() {
+            let Some(r) = order.get(next).and_then(|i| done.remove(i)) else {
+                break;
+            };
+            stopped = stop.as_mut().and_then(|s| s(&r));
+            out.push(&r, &record_line(&r, every))?;
+            seen(&r);
+            next += 1;
+        }
+        if stopped.is_some() {
+            order.truncate(next);
+            done.clear();
+        }
+        out.finish()?;
         let journal: Vec<u8> = done.values().flat_map(|r| record_line(r, every)).collect();
         write_atomic(dir, JOURNAL, &journal)?;
-        let writer = Writer {
+        Ok(Writer {
             dir: dir.to_path_buf(),
             journal: open_append(&dir.join(JOURNAL))?,
             jsonl: open_append(&dir.join(GAMES_JSONL))?,
             csv: open_append(&dir.join(GAMES_CSV))?,
-            next: prefix.len(),
-            finished: prefix.len() + done.len(),
+            next,
+            finished: next + done.len(),
             order,
             pending: done,
             stop,
             stopped,
             every,
-        };
-        Ok((writer, prefix))
+        })
+    }
+
+    /// Finished games not yet in `games.*` (from the journal, on resume).
+    pub fn pending(&self) -> impl Iterator<Item = &GameRecord> {
+        self.pending.values()
     }
 
     /// Games finished (in the journal or in `games.*`).
