@@ -381,25 +381,20 @@ pub struct Crosstable {
 
 pub fn crosstable(totals: &RunTotals, bots: &[String]) -> Crosstable {
     let ids: Vec<Option<usize>> = bots.iter().map(|b| totals.ids.get(b).copied()).collect();
-    let cell = |m: &Vec<Vec<f64>>, i: Option<usize>, j: Option<usize>| match (i, j) {
-        (Some(i), Some(j)) => m[i][j],
-        _ => 0.0,
-    };
-    let games_f: Vec<Vec<f64>> = totals
-        .games
-        .iter()
-        .map(|r| r.iter().map(|&g| g as f64).collect())
-        .collect();
+    /// `m` in `bots` order; zero for a bot without games.
+    fn reorder<T: Copy + Default>(m: &[Vec<T>], ids: &[Option<usize>]) -> Vec<Vec<T>> {
+        ids.iter()
+            .map(|&i| {
+                ids.iter()
+                    .map(|&j| i.zip(j).map_or_else(T::default, |(i, j)| m[i][j]))
+                    .collect()
+            })
+            .collect()
+    }
     Crosstable {
         bots: bots.to_vec(),
-        points: ids
-            .iter()
-            .map(|&i| ids.iter().map(|&j| cell(&totals.points, i, j)).collect())
-            .collect(),
-        games: ids
-            .iter()
-            .map(|&i| ids.iter().map(|&j| cell(&games_f, i, j) as u64).collect())
-            .collect(),
+        points: reorder(&totals.points, &ids),
+        games: reorder(&totals.games, &ids),
     }
 }
 
