@@ -17,7 +17,7 @@
 //!   grow by the completed prefix of the schedule and are fsynced as they grow;
 //! - `logs/`: the bots' stderr, one file per game and seat;
 //! - the report files (`ratings.csv`, `crosstable.csv`, `los.csv`,
-//!   `index.html`);
+//!   `index.html`, and `replays/`, the replay blocks the page loads);
 //! - `.arena.lock`, held (flock) by the process running in the directory.
 //!
 //! This module is also the one reader of the files people hand to arena
@@ -59,7 +59,7 @@ pub const LOCK: &str = ".arena.lock";
 pub const MAX_MANIFEST_BYTES: u64 = 16 << 20;
 
 /// Every name arena writes in a run directory (`logs/`: the directory of
-/// stderr logs). Recorded in each manifest; `--overwrite` removes these and
+/// stderr logs; `replays/`: the report's replay blocks). Recorded in each manifest; `--overwrite` removes these and
 /// nothing else.
 pub fn run_files() -> Vec<String> {
     [
@@ -72,6 +72,7 @@ pub fn run_files() -> Vec<String> {
         LOS,
         INDEX_HTML,
         "logs/",
+        "replays/",
     ]
     .map(String::from)
     .to_vec()
@@ -169,6 +170,21 @@ fn private_options() -> OpenOptions {
     o.mode(0o600)
         .custom_flags(nix::fcntl::OFlag::O_NOFOLLOW.bits());
     o
+}
+
+/// Opens `path` for writing, private and never through a link: created or
+/// emptied, or with `append` appended to (files made again from the
+/// records, such as the report's replay blocks).
+pub fn create_or_append(path: &Path, append: bool) -> Result<File, StoreError> {
+    let mut o = private_options();
+    if append {
+        o.append(true).create(true);
+    } else {
+        o.write(true).create(true).truncate(true);
+    }
+    let f = o.open(path).map_err(io_err(path))?;
+    restrict(&f, path)?;
+    Ok(f)
 }
 
 /// Opens an existing file of the run for appending (never through a link),
@@ -312,43 +328,146 @@ pub enum Tail {
     Keep,
 }
 
-/// Reads a JSON Lines file of records, with their line numbers; blank lines
-/// are skipped; a bad line is an error naming the file and the line. A
-/// missing file reads as empty when `missing_ok`.
-pub fn read_lines(path: &Path, tail: Tail, missing_ok: bool) -> Result<Vec<Line>, StoreError> {
-    let meta = match fs::metadata(path) {
-        Err(e) if e.kind() == io::ErrorKind::NotFound && missing_ok => return Ok(Vec::new()),
-        other => other.map_err(io_err(path))?,
-    };
-    check_regular(&meta, None)
-        .map_err(|e| StoreError::Refused(format!("{}: {e}", path.display())))?;
-    let file = File::open(path).map_err(io_err(path))?;
-    let mut reader = io::BufReader::new(file);
-    let mut out = Vec::new();
-    let mut buf = Vec::new();
-    let mut n = 0;
-    loop {
-        buf.clear();
-        let read = reader.read_until(b'\n', &mut buf).map_err(io_err(path))?;
-        if read == 0 {
-            break;
-        }
-        n += 1;
-        if !buf.ends_with(b"\n") && tail == Tail::Torn {
-            break;
-        }
-        if buf.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        let record: GameRecord =
-            serde_json::from_slice(&buf).map_err(|e| StoreError::BadRecord {
-                path: path.to_path_buf(),
-                line: n,
-                message: e.to_string(),
-            })?;
-        out.push(Line { line: n, record });
+/// The records of a JSON Lines file, one line at a time, with their line
+/// numbers: what every command that reads a run goes through, so that
+/// memory does not grow with the number of games. Blank lines are skipped;
+/// a bad line is an error naming the file and the line (and ends the
+/// iteration).
+pub struct Records {
+    path: PathBuf,
+    reader: Option<io::BufReader<File>>,
+    tail: Tail,
+    buf: Vec<u8>,
+    n: usize,
+}
+
+impl Records {
+    /// Opens `path` (a regular file; a missing one reads as empty when
+    /// `missing_ok`).
+    pub fn open(path: &Path, tail: Tail, missing_ok: bool) -> Result<Records, StoreError> {
+        let reader = match fs::metadata(path) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound && missing_ok => None,
+            other => {
+                check_regular(&other.map_err(io_err(path))?, None)
+                    .map_err(|e| StoreError::Refused(format!("{}: {e}", path.display())))?;
+                Some(io::BufReader::new(File::open(path).map_err(io_err(path))?))
+            }
+        };
+        Ok(Records {
+            path: path.to_path_buf(),
+            reader,
+            tail,
+            buf: Vec::new(),
+            n: 0,
+        })
     }
-    Ok(out)
+
+    /// The bytes of the line last returned, newline included (`arena merge`
+    /// copies records as they were written).
+    pub fn raw(&self) -> &[u8] {
+        &self.buf
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Iterator for Records {
+    type Item = Result<Line, StoreError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let reader = self.reader.as_mut()?;
+        loop {
+            self.buf.clear();
+            let read = match reader.read_until(b'\n', &mut self.buf) {
+                Ok(n) => n,
+                Err(e) => {
+                    self.reader = None;
+                    return Some(Err(io_err(&self.path)(e)));
+                }
+            };
+            if read == 0 || (!self.buf.ends_with(b"\n") && self.tail == Tail::Torn) {
+                self.reader = None;
+                return None;
+            }
+            self.n += 1;
+            if self.buf.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            let parsed = serde_json::from_slice::<GameRecord>(&self.buf)
+                .map_err(|e| e.to_string())
+                .and_then(|mut r| fill_states(&mut r).map(|()| r));
+            return Some(match parsed {
+                Ok(record) => Ok(Line {
+                    line: self.n,
+                    record,
+                }),
+                Err(message) => {
+                    self.reader = None;
+                    Err(StoreError::BadRecord {
+                        path: self.path.clone(),
+                        line: self.n,
+                        message,
+                    })
+                }
+            });
+        }
+    }
+}
+
+/// Rebuilds the states a compact record left out (see
+/// [`compact_record`]): from the last state written (or the initial one),
+/// the engine replays the moves; the effects left out with them come back
+/// from the same replay. A full record is left as it is.
+pub fn fill_states(r: &mut GameRecord) -> Result<(), String> {
+    if r.moves.iter().all(|m| !m.state.is_empty()) {
+        return Ok(());
+    }
+    let params: Vec<(String, String)> = r
+        .params
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let why = |e: &dyn std::fmt::Display| format!("cannot rebuild the states left out: {e}");
+    let game = arena_core::games::new_game(&r.game, &params).map_err(|e| why(&e))?;
+    let mut state = game.parse_state(&r.initial_state).map_err(|e| why(&e))?;
+    for (i, m) in r.moves.iter_mut().enumerate() {
+        if m.state.is_empty() {
+            let effects = state
+                .play(&m.mv)
+                .map_err(|e| why(&format!("ply {}: move `{}`: {e}", i + 1, escape(&m.mv))))?;
+            m.state = state.to_string();
+            if m.effects.is_null() {
+                m.effects = effects;
+            }
+        } else {
+            state = game.parse_state(&m.state).map_err(|e| why(&e))?;
+        }
+    }
+    Ok(())
+}
+
+/// A record as `record_states = N` writes it: the state (and the effects)
+/// after every move left out but every N-th ply's and the last one's, which
+/// [`fill_states`] rebuilds. `N = 1` keeps the record whole.
+pub fn compact_record(r: &GameRecord, every: usize) -> GameRecord {
+    let mut c = r.clone();
+    let last = c.moves.len();
+    for (i, m) in c.moves.iter_mut().enumerate() {
+        let ply = i + 1;
+        if every > 1 && ply % every != 0 && ply != last {
+            m.state.clear();
+            m.effects = serde_json::Value::Null;
+        }
+    }
+    c
+}
+
+/// Reads a JSON Lines file of records, with their line numbers, into
+/// memory ([`Records`] reads them one at a time).
+pub fn read_lines(path: &Path, tail: Tail, missing_ok: bool) -> Result<Vec<Line>, StoreError> {
+    Records::open(path, tail, missing_ok)?.collect()
 }
 
 /// The records of a run's file (missing: none; a torn last line dropped).
@@ -360,13 +479,16 @@ pub fn read_records(path: &Path) -> Result<Vec<GameRecord>, StoreError> {
 }
 
 /// The records of a `games.jsonl` someone hands us (`arena show`, `arena
-/// report`): every line, blank lines skipped; the file must exist and be a
-/// regular file (a FIFO or device is refused without being read).
+/// report`), one at a time: every line, blank lines skipped; the file must
+/// exist and be a regular file (a FIFO or device is refused without being
+/// read).
+pub fn games_in(path: &Path) -> Result<Records, StoreError> {
+    Records::open(path, Tail::Keep, false)
+}
+
+/// [`games_in`], all in memory (for tests and small files).
 pub fn read_games_file(path: &Path) -> Result<Vec<GameRecord>, StoreError> {
-    Ok(read_lines(path, Tail::Keep, false)?
-        .into_iter()
-        .map(|l| l.record)
-        .collect())
+    games_in(path)?.map(|l| l.map(|l| l.record)).collect()
 }
 
 /// Why a games file could not be read for ratings.
@@ -408,10 +530,11 @@ impl From<StoreError> for LoadError {
     }
 }
 
-/// A games file's games: records (`games.jsonl`) or rows (`games.csv`).
-pub enum Games {
-    Records(Vec<GameRecord>),
-    Rows(Vec<CsvRow>),
+/// One game of a games file: a record (`games.jsonl`) or a row
+/// (`games.csv`).
+pub enum GameLine<'a> {
+    Record(&'a GameRecord),
+    Row(&'a CsvRow),
 }
 
 /// Resolves a games file: a directory means its `games.csv`, else its
@@ -430,34 +553,33 @@ pub fn games_file(path: &Path) -> Result<PathBuf, LoadError> {
     }
 }
 
-/// Reads the games of `path` (see [`games_file`]), in file order.
-pub fn read_games(path: &Path) -> Result<Games, LoadError> {
+/// Reads the games of `path` (see [`games_file`]) one at a time, in file
+/// order, handing each to `each`.
+pub fn scan_games(path: &Path, mut each: impl FnMut(GameLine<'_>)) -> Result<(), LoadError> {
     let file = games_file(path)?;
     if file.extension().is_some_and(|e| e == "jsonl") {
-        Ok(Games::Records(read_games_file(&file)?))
-    } else {
-        Ok(Games::Rows(read_csv_rows(&file)?))
+        for line in games_in(&file)? {
+            each(GameLine::Record(&line?.record));
+        }
+        return Ok(());
     }
-}
-
-/// Reads `games.csv` rows (the [`CsvRow`] schema); a bad row is an error
-/// naming the file, the line and the column.
-pub fn read_csv_rows(path: &Path) -> Result<Vec<CsvRow>, LoadError> {
-    let file = File::open(path).map_err(|source| LoadError::Io {
-        path: path.to_path_buf(),
+    let f = File::open(&file).map_err(|source| LoadError::Io {
+        path: file.clone(),
         source,
     })?;
-    let mut reader = csv::Reader::from_reader(io::BufReader::new(file));
+    let mut reader = csv::Reader::from_reader(io::BufReader::new(f));
     let headers = reader
         .headers()
-        .map_err(|e| csv_error(path, e, &[]))?
+        .map_err(|e| csv_error(&file, e, &[]))?
         .iter()
         .map(str::to_string)
         .collect::<Vec<_>>();
-    reader
-        .deserialize::<CsvRow>()
-        .map(|row| row.map_err(|e| csv_error(path, e, &headers)))
-        .collect()
+    for row in reader.deserialize::<CsvRow>() {
+        each(GameLine::Row(
+            &row.map_err(|e| csv_error(&file, e, &headers))?,
+        ));
+    }
+    Ok(())
 }
 
 fn csv_error(path: &Path, e: csv::Error, headers: &[String]) -> LoadError {
@@ -610,11 +732,90 @@ pub fn csv_bytes(rows: &[&GameRecord], header: bool) -> Vec<u8> {
     w.into_inner().expect("in-memory csv")
 }
 
-/// Writes `games.jsonl` and `games.csv` holding exactly `records`, in order.
-pub fn write_games(dir: &Path, records: &[&GameRecord]) -> Result<(), StoreError> {
-    let jsonl: Vec<u8> = records.iter().flat_map(|r| jsonl_line(r)).collect();
-    write_atomic(dir, GAMES_JSONL, &jsonl)?;
-    write_atomic(dir, GAMES_CSV, &csv_bytes(records, true))
+/// A record's line as a run writes it: whole, or compact with the states
+/// of every `every`-th ply only ([`compact_record`]).
+pub fn record_line(r: &GameRecord, every: usize) -> Vec<u8> {
+    if every > 1 {
+        jsonl_line(&compact_record(r, every))
+    } else {
+        jsonl_line(r)
+    }
+}
+
+/// Writes `games.jsonl` and `games.csv` one record at a time (`arena
+/// merge`): into temporary files, renamed over the old ones by
+/// [`GamesWriter::finish`] once both are whole and synced.
+pub struct GamesWriter {
+    dir: PathBuf,
+    jsonl: io::BufWriter<File>,
+    csv: csv::Writer<io::BufWriter<File>>,
+    /// How many records were written.
+    pub count: u64,
+}
+
+impl GamesWriter {
+    pub fn create(dir: &Path) -> Result<GamesWriter, StoreError> {
+        let open = |name: &str| -> Result<File, StoreError> {
+            let tmp = dir.join(format!(".{name}.tmp"));
+            match fs::remove_file(&tmp) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => return Err(io_err(&tmp)(e)),
+            }
+            private_options()
+                .write(true)
+                .create_new(true)
+                .open(&tmp)
+                .map_err(io_err(&tmp))
+        };
+        let jsonl = io::BufWriter::new(open(GAMES_JSONL)?);
+        let mut csv = csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_writer(io::BufWriter::new(open(GAMES_CSV)?));
+        csv.write_record(CSV_HEADER)
+            .map_err(|e| io_err(&dir.join(GAMES_CSV))(e.into()))?;
+        Ok(GamesWriter {
+            dir: dir.to_path_buf(),
+            jsonl,
+            csv,
+            count: 0,
+        })
+    }
+
+    /// Appends `record`, whose JSON line is `line` (newline included).
+    pub fn push(&mut self, record: &GameRecord, line: &[u8]) -> Result<(), StoreError> {
+        self.jsonl
+            .write_all(line)
+            .map_err(io_err(&self.dir.join(GAMES_JSONL)))?;
+        self.csv
+            .serialize(CsvRow::from(record))
+            .map_err(|e| io_err(&self.dir.join(GAMES_CSV))(e.into()))?;
+        self.count += 1;
+        Ok(())
+    }
+
+    pub fn finish(self) -> Result<(), StoreError> {
+        let sync = |f: File, name: &str| -> Result<(), StoreError> {
+            let tmp = self.dir.join(format!(".{name}.tmp"));
+            f.sync_all().map_err(io_err(&tmp))?;
+            fs::rename(&tmp, self.dir.join(name)).map_err(io_err(&tmp))
+        };
+        let jp = self.dir.join(GAMES_JSONL);
+        let cp = self.dir.join(GAMES_CSV);
+        let jsonl = self
+            .jsonl
+            .into_inner()
+            .map_err(|e| io_err(&jp)(e.into_error()))?;
+        let csv = self
+            .csv
+            .into_inner()
+            .map_err(|e| io_err(&cp)(io::Error::other(e.to_string())))?
+            .into_inner()
+            .map_err(|e| io_err(&cp)(e.into_error()))?;
+        sync(jsonl, GAMES_JSONL)?;
+        sync(csv, GAMES_CSV)?;
+        sync_dir(&self.dir)
+    }
 }
 
 /// Where a record was read: `file:line`.
@@ -690,35 +891,107 @@ pub fn check_record(
     Ok(())
 }
 
-/// Records of a run by index, each checked against the schedule (`jobs`:
-/// this run's games) and the config. A game found twice must be the same
-/// record both times (the journal and `games.jsonl` overlap while a run
-/// goes); two that disagree are an error naming both places.
-pub fn checked_records(
-    files: &[PathBuf],
+/// What a run directory holds for `--resume`, checked ([`check_resume`]).
+#[derive(Debug, Default)]
+pub struct Resumed {
+    /// How many games of the run's schedule `games.jsonl` holds, in order
+    /// (the records stay on disk: [`Writer::open`] reads them again).
+    pub prefix: usize,
+    /// The journal's games that are not in `games.jsonl`, by index.
+    pub journal: BTreeMap<u64, GameRecord>,
+}
+
+impl Resumed {
+    /// Whether game `index` of the run (`jobs`, in index order) is finished.
+    pub fn finished(&self, jobs: &[GameJob], index: u64) -> bool {
+        self.journal.contains_key(&index)
+            || jobs
+                .binary_search_by_key(&index, |j| j.index)
+                .is_ok_and(|pos| pos < self.prefix)
+    }
+}
+
+/// A digest of a whole record, to tell whether two records of one game
+/// agree without keeping either.
+fn digest(r: &GameRecord) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    serde_json::to_vec(r)
+        .expect("records serialize")
+        .hash(&mut h);
+    h.finish()
+}
+
+/// Checks the records of `dir` (`games.jsonl`, then the journal) against
+/// the schedule (`jobs`: this run's games, in index order) and the config,
+/// reading one record at a time. `games.jsonl` must be the first games of
+/// the schedule, in order (as arena writes it). A game found twice must be
+/// the same record both times (the journal and `games.jsonl` overlap while
+/// a run goes); two that disagree are an error naming both places. Kept in
+/// memory: a digest and a line number per game of `games.jsonl`, and the
+/// journal's other games.
+pub fn check_resume(
+    dir: &Path,
     jobs: &[GameJob],
     config: &Normalized,
-) -> Result<BTreeMap<u64, (GameRecord, String)>, StoreError> {
-    let by_index: BTreeMap<u64, &GameJob> = jobs.iter().map(|j| (j.index, j)).collect();
-    let mut found: BTreeMap<u64, (GameRecord, String)> = BTreeMap::new();
-    for path in files {
-        for Line { line, record } in read_lines(path, Tail::Torn, true)? {
-            let at = place(path, line);
-            check_record(&at, &record, by_index.get(&record.index).copied(), config)?;
-            if let Some((other, other_at)) = found.get(&record.index) {
-                if *other != record {
-                    return refused(format!(
-                        "game {}: {other_at} and {at} disagree ({} differs): two different records of one game",
-                        record.index,
-                        first_difference(other, &record)
-                    ));
+) -> Result<Resumed, StoreError> {
+    let pos_of = |index: u64| jobs.binary_search_by_key(&index, |j| j.index).ok();
+    let games = dir.join(GAMES_JSONL);
+    let mut prefix: Vec<(u64, u32)> = Vec::new();
+    for line in Records::open(&games, Tail::Torn, true)? {
+        let Line { line, record } = line?;
+        let at = place(&games, line);
+        let pos = pos_of(record.index);
+        check_record(&at, &record, pos.map(|p| &jobs[p]), config)?;
+        if pos != Some(prefix.len()) {
+            return refused(format!(
+                "{at}: game {} where the schedule has game {}: arena writes {GAMES_JSONL} in schedule order, so it did not write this file",
+                record.index,
+                jobs.get(prefix.len()).map_or_else(|| "none".to_string(), |j| j.index.to_string())
+            ));
+        }
+        prefix.push((digest(&record), line as u32));
+    }
+    let path = dir.join(JOURNAL);
+    let mut journal: BTreeMap<u64, (GameRecord, String)> = BTreeMap::new();
+    for line in Records::open(&path, Tail::Torn, true)? {
+        let Line { line, record } = line?;
+        let at = place(&path, line);
+        let pos = pos_of(record.index);
+        check_record(&at, &record, pos.map(|p| &jobs[p]), config)?;
+        let disagree = |other: &GameRecord, other_at: &str| {
+            refused(format!(
+                "game {}: {other_at} and {at} disagree ({} differs): two different records of one game",
+                record.index,
+                first_difference(other, &record)
+            ))
+        };
+        match pos {
+            Some(p) if p < prefix.len() => {
+                let (d, gline) = prefix[p];
+                if d != digest(&record) {
+                    let other = Records::open(&games, Tail::Torn, true)?
+                        .find_map(|l| l.ok().filter(|l| l.line == gline as usize))
+                        .map(|l| l.record)
+                        .ok_or_else(|| {
+                            StoreError::Refused(format!("{}: changed while read", games.display()))
+                        })?;
+                    return disagree(&other, &place(&games, gline as usize));
                 }
-                continue;
             }
-            found.insert(record.index, (record, at));
+            _ => match journal.get(&record.index) {
+                Some((other, other_at)) if *other != record => return disagree(other, other_at),
+                Some(_) => {}
+                None => {
+                    journal.insert(record.index, (record, at));
+                }
+            },
         }
     }
-    Ok(found)
+    Ok(Resumed {
+        prefix: prefix.len(),
+        journal: journal.into_iter().map(|(i, (r, _))| (i, r)).collect(),
+    })
 }
 
 // ---------------------------------------------------------------------------
@@ -875,7 +1148,13 @@ pub fn remove_run(dir: &Path, m: &Manifest) -> Result<(), StoreError> {
             for entry in entries {
                 let entry = entry.map_err(io_err(&logs))?;
                 let name = entry.file_name();
-                if is_log_name(&name.to_string_lossy()) {
+                let name = name.to_string_lossy();
+                let ours = if sub == "replays" {
+                    crate::report::html::is_block_name(&name)
+                } else {
+                    is_log_name(&name)
+                };
+                if ours {
                     remove(&entry.path())?;
                 }
             }
@@ -907,11 +1186,11 @@ fn log_game(name: &str) -> Option<u64> {
     ok.then(|| rest[..digits].parse().ok()).flatten()
 }
 
-/// Removes from `dir/logs` the logs of games not in `finished`: what games
-/// cut short by a crash left, before `--resume` plays them again.
+/// Removes from `dir/logs` the logs of games not `finished`: what games cut
+/// short by a crash left, before `--resume` plays them again.
 pub fn remove_unfinished_logs(
     dir: &Path,
-    finished: &std::collections::BTreeSet<u64>,
+    finished: impl Fn(u64) -> bool,
 ) -> Result<(), StoreError> {
     let logs = dir.join(LOGS);
     let entries = match fs::read_dir(&logs) {
@@ -922,7 +1201,7 @@ pub fn remove_unfinished_logs(
     for entry in entries {
         let entry = entry.map_err(io_err(&logs))?;
         let game = log_game(&entry.file_name().to_string_lossy());
-        if game.is_some_and(|g| !finished.contains(&g)) {
+        if game.is_some_and(|g| !finished(g)) {
             let p = entry.path();
             fs::remove_file(&p).map_err(io_err(&p))?;
         }
@@ -1057,47 +1336,76 @@ pub struct Writer {
     stop: Option<StopRule>,
     /// Why the run ended early, once the stop rule said so.
     stopped: Option<String>,
+    /// Records keep the state of every this-many plies (1: every ply).
+    every: usize,
 }
 
 impl Writer {
-    /// Rewrites the files from `done` (dropping any torn line) and opens
-    /// them for appending. The games of `done` that extend the prefix go
-    /// through `stop`; the returned records are that prefix, in order.
+    /// Rewrites the files from what `resumed` found (dropping any torn
+    /// line; `games.jsonl`'s records are read again, one at a time) and
+    /// opens them for appending. The games of the prefix, and the journal's
+    /// that extend it, go through `stop` and are shown to `seen`, in order.
+    /// Records are written with the state of every `record_states`-th ply
+    /// ([`record_line`]; 1: every ply); those already in `games.jsonl` are
+    /// copied as they are.
     pub fn open(
         dir: &Path,
         jobs: &[GameJob],
-        mut done: BTreeMap<u64, GameRecord>,
+        resumed: Resumed,
         mut stop: Option<StopRule>,
-    ) -> Result<(Writer, Vec<GameRecord>), StoreError> {
+        record_states: usize,
+        seen: &mut dyn FnMut(&GameRecord),
+    ) -> Result<Writer, StoreError> {
+        let every = record_states.max(1);
         let mut order: Vec<u64> = jobs.iter().map(|j| j.index).collect();
-        let mut prefix = Vec::new();
+        let mut done = resumed.journal;
+        let mut out = GamesWriter::create(dir)?;
         let mut stopped = None;
-        for &i in &order {
-            let Some(r) = done.remove(&i) else { break };
+        let mut old = Records::open(&dir.join(GAMES_JSONL), Tail::Torn, true)?;
+        let mut next = 0;
+        while next < resumed.prefix && stopped.is_none() {
+            let Some(line) = old.next() else { break };
+            let r = line?.record;
             stopped = stop.as_mut().and_then(|s| s(&r));
-            prefix.push(r);
-            if stopped.is_some() {
-                order.truncate(prefix.len());
-                done.clear();
-                break;
-            }
+            out.push(&r, old.raw())?;
+            seen(&r);
+            next += 1;
         }
-        write_games(dir, &prefix.iter().collect::<Vec<_>>())?;
-        let journal: Vec<u8> = done.values().flat_map(jsonl_line).collect();
+        drop(old);
+        while stopped.is_none() {
+            let Some(r) = order.get(next).and_then(|i| done.remove(i)) else {
+                break;
+            };
+            stopped = stop.as_mut().and_then(|s| s(&r));
+            out.push(&r, &record_line(&r, every))?;
+            seen(&r);
+            next += 1;
+        }
+        if stopped.is_some() {
+            order.truncate(next);
+            done.clear();
+        }
+        out.finish()?;
+        let journal: Vec<u8> = done.values().flat_map(|r| record_line(r, every)).collect();
         write_atomic(dir, JOURNAL, &journal)?;
-        let writer = Writer {
+        Ok(Writer {
             dir: dir.to_path_buf(),
             journal: open_append(&dir.join(JOURNAL))?,
             jsonl: open_append(&dir.join(GAMES_JSONL))?,
             csv: open_append(&dir.join(GAMES_CSV))?,
-            next: prefix.len(),
-            finished: prefix.len() + done.len(),
+            next,
+            finished: next + done.len(),
             order,
             pending: done,
             stop,
             stopped,
-        };
-        Ok((writer, prefix))
+            every,
+        })
+    }
+
+    /// Finished games not yet in `games.*` (from the journal, on resume).
+    pub fn pending(&self) -> impl Iterator<Item = &GameRecord> {
+        self.pending.values()
     }
 
     /// Games finished (in the journal or in `games.*`).
@@ -1132,7 +1440,10 @@ impl Writer {
             return Ok(Vec::new());
         }
         let jp = self.dir.join(JOURNAL);
-        let lines: Vec<u8> = batch.iter().flat_map(jsonl_line).collect();
+        let lines: Vec<u8> = batch
+            .iter()
+            .flat_map(|r| record_line(r, self.every))
+            .collect();
         self.journal.write_all(&lines).map_err(io_err(&jp))?;
         self.journal.sync_data().map_err(io_err(&jp))?;
         self.finished += batch.len();
@@ -1146,7 +1457,7 @@ impl Writer {
             .get(self.next)
             .and_then(|i| self.pending.remove(i))
         {
-            lines.extend(jsonl_line(&r));
+            lines.extend(record_line(&r, self.every));
             self.stopped = self.stop.as_mut().and_then(|s| s(&r));
             ready.push(r);
             self.next += 1;
@@ -1255,6 +1566,69 @@ mod tests {
         let e = read_bounded(&big, 100).unwrap_err().to_string();
         assert!(e.contains("101 bytes is too big"), "{e}");
         assert_eq!(read_bounded(&big, 101).unwrap().len(), 101);
+    }
+
+    /// A real Dakon game, first legal move each ply, as the referee records it.
+    fn played_game() -> GameRecord {
+        let game = arena_core::games::new_game("dakon", &[]).unwrap();
+        let mut state = game.initial_state();
+        let initial_state = state.to_string();
+        let mut moves = Vec::new();
+        while state.outcome().is_none() {
+            let mv = state.legal_moves()[0].clone();
+            let seat = state.to_move();
+            let effects = state.play(&mv).unwrap();
+            moves.push(arena_core::record::MoveRecord {
+                seat,
+                mv,
+                ms: 1.0,
+                cpu_ms: None,
+                info: Vec::new(),
+                state: state.to_string(),
+                effects,
+            });
+        }
+        let line = r#"{"index":0,"round":0,"pair":0,"game":"dakon","params":{},"seed":0,"seats":[{"name":"a","command":[],"log":null},{"name":"b","command":[],"log":null}],"initial_state":"","moves":[],"final_state":"","scores":[0,0],"result":"1-0","reason":"normal","duration_ms":1}"#;
+        let mut r: GameRecord = serde_json::from_str(line).unwrap();
+        r.params = game.params().into_iter().collect();
+        r.initial_state = initial_state;
+        r.final_state = state.to_string();
+        r.moves = moves;
+        r
+    }
+
+    #[test]
+    fn compact_records_read_back_whole() {
+        let full = played_game();
+        assert!(full.moves.len() > 20, "{} plies", full.moves.len());
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join(GAMES_JSONL);
+        let compact = record_line(&full, 10);
+        assert!(
+            compact.len() * 3 < jsonl_line(&full).len(),
+            "{} bytes",
+            compact.len()
+        );
+        let kept = compact_record(&full, 10)
+            .moves
+            .iter()
+            .filter(|m| !m.state.is_empty())
+            .count();
+        assert_eq!(kept, full.moves.len().div_ceil(10));
+        let mut text = record_line(&full, 1);
+        text.extend(&compact);
+        fs::write(&path, &text).unwrap();
+        let read = read_games_file(&path).unwrap();
+        assert_eq!(read, [full.clone(), full.clone()]);
+        // A move the engine refuses is a bad record, named by file and line.
+        let mut broken = compact_record(&full, 10);
+        broken.moves[3].mv = "99".into();
+        fs::write(&path, jsonl_line(&broken)).unwrap();
+        let e = read_games_file(&path).unwrap_err().to_string();
+        assert!(
+            e.contains(":1: not a game record: cannot rebuild the states left out: ply 4"),
+            "{e}"
+        );
     }
 
     #[test]

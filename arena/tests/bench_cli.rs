@@ -31,14 +31,20 @@ fn number(v: &Value, path: &str) -> f64 {
 
 /// `arena bench --quick --json` with `CC` set to `cc`, as one JSON value.
 fn quick_bench(cc: &str) -> Value {
+    bench_json(&["--quick", "--json"], cc)
+}
+
+/// `arena bench ARGS` with `CC` set to `cc`; its output as one JSON value.
+fn bench_json(args: &[&str], cc: &str) -> Value {
     let out = Command::new(ARENA)
-        .args(["bench", "--quick", "--json"])
+        .arg("bench")
+        .args(args)
         .env("CC", cc)
         .output()
         .expect("arena runs");
     assert!(
         out.status.success(),
-        "arena bench failed: {}",
+        "arena bench {args:?} failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).expect("one JSON object on stdout")
@@ -163,4 +169,45 @@ fn without_a_c_compiler_the_rust_bot_plays() {
     assert!(bot.contains("/nonexistent/cc"), "{bot}");
     number(&v, "tournament.games_per_sec_cn");
     number(&v, "process_start.fresh_ms_per_game");
+}
+
+#[test]
+fn scale_json_has_every_figure_of_each_step() {
+    // 100 games: the figures' shape, in seconds (`--scale` alone runs
+    // 10^3 and 10^4).
+    let v = bench_json(&["--scale", "--scale-max", "100", "--json"], "cc");
+    assert_eq!(v["sizes"].as_array().unwrap().len(), 1);
+    assert_eq!(number(&v, "sizes.0.games"), 100.0);
+    let steps: Vec<&str> = v["sizes"][0]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["step"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        steps,
+        [
+            "play shard 1/2",
+            "play shard 2/2",
+            "merge (+ report)",
+            "report",
+            "ratings"
+        ]
+    );
+    for i in 0..steps.len() {
+        for f in ["seconds", "games_per_second", "peak_mib"] {
+            number(&v, &format!("sizes.0.steps.{i}.{f}"));
+        }
+    }
+    for f in [
+        "games_jsonl_bytes",
+        "games_csv_bytes",
+        "index_html_bytes",
+        "replays_bytes",
+        "replay_files",
+    ] {
+        number(&v, &format!("sizes.0.{f}"));
+    }
+    // Every game's replay is in a block of 100 games.
+    assert_eq!(number(&v, "sizes.0.replay_files"), 1.0);
 }

@@ -325,6 +325,8 @@ fn report_of_a_small_tournament_works_in_a_headless_browser() {
         !outside.contains("http://") && !outside.contains("https://"),
         "the page refers to the network"
     );
+    // The page loads no file but the replay blocks beside it (which a
+    // small run does not need: every replay is embedded).
     assert!(
         !html.contains("<link") && !html.contains(" src="),
         "the page loads files"
@@ -405,4 +407,72 @@ fn report_of_a_real_arena_match_works_in_a_headless_browser() {
         };
         check_in_browser(&bin, &dir, &page, &records);
     }
+}
+
+#[test]
+fn a_replay_not_embedded_is_loaded_from_its_block_when_opened() {
+    use arena::report::html::{block_name, EMBED_ALL, REPLAY_DIR};
+    // More games than the page embeds: the early games' replays live only
+    // in the block files beside it.
+    let records = common::round_robin(&["north", "south", "east", "west"], 10, 300);
+    if records.is_empty() {
+        eprintln!("\n*** SKIPPED: no rules engine registered ***\n");
+        return;
+    }
+    assert!(records.len() as u64 > EMBED_ALL);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report_html_blocks");
+    let _ = std::fs::remove_dir_all(&dir);
+    let page = render(&dir, &records);
+    let html = std::fs::read_to_string(&page).unwrap();
+    let data = html.split(r#"id="data">"#).nth(1).unwrap();
+    let data: serde_json::Value =
+        serde_json::from_str(data.split("</script>").next().unwrap()).unwrap();
+    // An early game (the page embeds the last ones of each pairing) of a
+    // game the viewer draws.
+    let game = records[..20]
+        .iter()
+        .find(|r| arena_core::games::entry(&r.game).is_ok_and(|e| e.replay_drawer.is_some()))
+        .unwrap();
+    let listed = data["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["index"] == game.index)
+        .unwrap();
+    assert!(listed.get("moves").is_none(), "embedded: {listed}");
+    assert!((data["replays"].as_u64().unwrap()) < records.len() as u64);
+    let block = dir.join(REPLAY_DIR).join(block_name(game.index));
+    assert!(
+        std::fs::read_to_string(&block)
+            .unwrap()
+            .contains(&format!("arenaReplay({{\"index\":{},", game.index)),
+        "{} lacks game {}",
+        block.display(),
+        game.index
+    );
+    let Some(bin) = require_chromium() else {
+        return;
+    };
+    let run = run_chromium(
+        &bin,
+        &dir,
+        &["--dump-dom"],
+        &file_url(&page, &format!("game={}&selftest", game.index)),
+    );
+    let result = selftest(&run.stdout);
+    eprintln!("selftest: {result}");
+    assert_eq!(result["errors"], serde_json::json!([]), "page errors");
+    assert_eq!(result["block"], "loaded", "{result}");
+    assert_eq!(result["block_game"], game.index, "{result}");
+    for check in ["block_replay_opened", "block_board_drawn", "board_drawn"] {
+        assert_eq!(result["checks"][check], true, "{check}: {result}");
+    }
+    for (check, ok) in result["checks"].as_object().unwrap() {
+        assert_eq!(ok, true, "selftest check {check} failed: {result}");
+    }
+    assert_eq!(
+        result["ply_label"],
+        format!("ply 0 / {}", game.moves.len()),
+        "{result}"
+    );
 }

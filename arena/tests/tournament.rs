@@ -551,3 +551,111 @@ fn a_kept_bot_that_misbehaves_is_restarted() {
         "the healthy bot is kept throughout"
     );
 }
+
+/// Records read through arena's one reader, timing left out.
+fn stored_without_timing(file: &std::path::Path) -> Vec<arena_core::record::GameRecord> {
+    arena::store::read_games_file(file)
+        .unwrap()
+        .into_iter()
+        .map(|mut r| {
+            r.duration_ms = 0;
+            for m in &mut r.moves {
+                m.ms = 0.0;
+                m.cpu_ms = None;
+            }
+            r
+        })
+        .collect()
+}
+
+#[test]
+fn compact_records_read_as_whole_ones_by_every_command() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tag = unique_tag("compact");
+    // The same config twice (same name, so the same fingerprint): whole
+    // records, and states every 3 plies.
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    std::fs::create_dir_all(&a).unwrap();
+    std::fs::create_dir_all(&b).unwrap();
+    let whole_cfg = write_config(&a, "same", 4, &tag);
+    let text = std::fs::read_to_string(&whole_cfg)
+        .unwrap()
+        .replace("games = 4\n", "games = 4\nrecord_states = 3\n");
+    let compact_cfg = b.join("same.toml");
+    std::fs::write(&compact_cfg, text).unwrap();
+
+    let whole = tmp.path().join("whole");
+    let compact = tmp.path().join("compact");
+    tournament(&whole_cfg, &whole, &[]);
+    tournament(&compact_cfg, &compact, &[]);
+    let size = |d: &std::path::Path| std::fs::metadata(d.join("games.jsonl")).unwrap().len();
+    assert!(
+        size(&compact) * 4 < size(&whole) * 3,
+        "{} vs {}",
+        size(&compact),
+        size(&whole)
+    );
+    let raw = records_without_timing(&compact);
+    let moves: Vec<&serde_json::Value> = raw
+        .iter()
+        .flat_map(|r| r["moves"].as_array().unwrap())
+        .collect();
+    assert!(moves.iter().any(|m| m.get("state").is_none()));
+    // Every record's last move keeps its state.
+    for r in &raw {
+        let last = r["moves"].as_array().unwrap().last().unwrap();
+        assert!(last.get("state").is_some(), "{r}");
+    }
+    let expected = stored_without_timing(&whole.join("games.jsonl"));
+    assert_eq!(
+        stored_without_timing(&compact.join("games.jsonl")),
+        expected
+    );
+
+    // arena show draws the same position from either.
+    let show = |d: &std::path::Path| {
+        ok(&arena(&[
+            "show",
+            d.to_str().unwrap(),
+            "--index",
+            "5",
+            "--ply",
+            "4",
+        ]))
+        .lines()
+        .filter(|l| !l.contains(" ms"))
+        .collect::<Vec<_>>()
+        .join("\n")
+    };
+    assert_eq!(show(&compact), show(&whole));
+
+    // A shard with compact records and one with whole records merge into
+    // one run (a file of both kinds) that reads as the whole run.
+    let (s1, s2) = (tmp.path().join("s1"), tmp.path().join("s2"));
+    tournament(&compact_cfg, &s1, &["--shard", "1/2"]);
+    tournament(&whole_cfg, &s2, &["--shard", "2/2"]);
+    let merged = tmp.path().join("merged");
+    ok(&arena(&[
+        "merge",
+        s1.to_str().unwrap(),
+        s2.to_str().unwrap(),
+        "--out",
+        merged.to_str().unwrap(),
+    ]));
+    assert_eq!(stored_without_timing(&merged.join("games.jsonl")), expected);
+    assert!(merged.join("replays").join("block-00000.js").is_file());
+
+    // record_states = 0 is refused, naming the key.
+    let bad = tmp.path().join("bad.toml");
+    std::fs::write(
+        &bad,
+        std::fs::read_to_string(&compact_cfg)
+            .unwrap()
+            .replace("record_states = 3", "record_states = 0"),
+    )
+    .unwrap();
+    let out = arena(&["tournament", bad.to_str().unwrap(), "--quiet"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("record_states"), "{err}");
+}

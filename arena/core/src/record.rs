@@ -194,10 +194,14 @@ pub struct MoveRecord {
     /// The bot's `info` lines sent during this decision (capped).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub info: Vec<String>,
-    /// State notation after the move.
+    /// State notation after the move. Empty (left out of the JSON) in a
+    /// compact record (`record_states = N`) but every N-th ply's and the
+    /// last; readers rebuild it by replaying the moves.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub state: String,
-    /// What the move did, as the engine reported it.
-    #[serde(default)]
+    /// What the move did, as the engine reported it (left out with the
+    /// state, and when null).
+    #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
     pub effects: serde_json::Value,
 }
 

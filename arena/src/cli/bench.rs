@@ -24,6 +24,14 @@ pub struct BenchArgs {
     /// and session figures beside arena's own.
     #[arg(long, value_name = "PATH")]
     pingpong: Option<PathBuf>,
+    /// Only the scale section: runs of 10^3, 10^4, ... games (up to
+    /// --scale-max) played as two shards, merged, reported and rated, with
+    /// each step's games per second, peak memory and file sizes.
+    #[arg(long)]
+    scale: bool,
+    /// The largest run of --scale [default: 10000; 1000 with --quick].
+    #[arg(long, value_name = "GAMES", requires = "scale")]
+    scale_max: Option<u64>,
 }
 
 /// `arena bench`: runs every section, prints the table or the JSON.
@@ -35,15 +43,31 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
         opts.tournament_games = g;
     }
     opts.pingpong = args.pingpong;
+    if args.scale {
+        let max = args
+            .scale_max
+            .unwrap_or(if args.quick { 1000 } else { 10_000 });
+        let report = bench::scale_bench(&opts.arena, &opts.bot, &bench::scale_sizes(max), |s| {
+            eprintln!("arena bench: {s}")
+        })
+        .map_err(Error::Failed)?;
+        show(&report, args.json);
+        return Ok(());
+    }
     let report =
         bench::run(&opts, |section| eprintln!("arena bench: {section}")).map_err(Error::failed)?;
-    if args.json {
+    show(&report, args.json);
+    Ok(())
+}
+
+/// Prints the figures as a table, or as one JSON object.
+fn show<R: serde::Serialize + std::fmt::Display>(report: &R, json: bool) {
+    if json {
         println!(
             "{}",
-            serde_json::to_string_pretty(&report).expect("figures serialize")
+            serde_json::to_string_pretty(report).expect("figures serialize")
         );
     } else {
         print!("{report}");
     }
-    Ok(())
 }

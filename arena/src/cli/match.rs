@@ -86,6 +86,11 @@ pub struct MatchArgs {
     /// of restarting them for every game.
     #[arg(long)]
     keep_bots: bool,
+    /// Compact records: keep the state after every N-th ply (and the last)
+    /// in games.jsonl; every reader rebuilds the others from the moves
+    /// [default: 1, every ply].
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    record_states: u32,
     /// Output directory for games.jsonl, games.csv and logs/ (a run
     /// directory, as a tournament's: refused if it holds a run).
     #[arg(long, default_value = "reports/match")]
@@ -248,6 +253,7 @@ pub fn run(args: MatchArgs) -> Result<(), Error> {
         overwrite: args.overwrite,
         affinity: args.affinity,
         warnings: warning.into_iter().collect(),
+        record_states: args.record_states as usize,
     };
     super::runtime()?.block_on(async {
         let names = [config.bots[0].name.clone(), config.bots[1].name.clone()];

@@ -60,13 +60,16 @@ pub fn run(a: RatingsArgs) -> Result<(), Error> {
         }
     }
     let file = store::games_file(&a.input).map_err(Error::failed)?;
-    let games = ratings_report::load_games(&file).map_err(Error::failed)?;
-    if games.is_empty() {
+    let pool = ratings_report::load_pool(&file).map_err(Error::failed)?;
+    if pool.games.is_empty() && pool.self_play == 0 {
         return Err(Error::Failed(format!("{}: no games", file.display())));
     }
-    let mut indices: Vec<u64> = games.iter().map(|g| g.index).collect();
-    indices.sort_unstable();
-    let dups = indices.windows(2).filter(|w| w[0] == w[1]).count();
+    // The pool's games are in index order.
+    let dups = pool
+        .games
+        .windows(2)
+        .filter(|w| w[0].index == w[1].index)
+        .count();
     if dups > 0 {
         eprintln!(
             "arena ratings: warning: {}: {dups} games share an index with another \
@@ -81,7 +84,7 @@ pub fn run(a: RatingsArgs) -> Result<(), Error> {
         glicko2_tau: a.tau,
         prior_draws: a.prior_draws,
     };
-    let ratings = rating::compute(&games, &opts);
+    let ratings = rating::compute_pool(&pool, &opts);
     print!("{}", ratings_report::standings_table(&ratings));
     let out = a.out.unwrap_or_else(|| {
         if a.input.is_dir() {

@@ -58,19 +58,24 @@ fn jsonl_of(path: &Path) -> Result<PathBuf, String> {
 
 fn show_position(path: &Path, game: Option<u64>, ply: Option<usize>) -> Result<(), String> {
     let file = &jsonl_of(path)?;
-    let records = arena::store::read_games_file(file).map_err(|e| e.to_string())?;
-    let record = match game {
-        None => records.first(),
-        Some(k) => records.iter().find(|r| r.index == k),
-    };
-    let Some(record) = record else {
-        return Err(match (game, records.first(), records.last()) {
+    // One record at a time: only the one asked for is kept.
+    let (mut count, mut first, mut last) = (0u64, None, None);
+    let mut found = None;
+    for line in arena::store::games_in(file).map_err(|e| e.to_string())? {
+        let r = line.map_err(|e| e.to_string())?.record;
+        count += 1;
+        first.get_or_insert(r.index);
+        last = Some(r.index);
+        if game.is_none_or(|k| k == r.index) {
+            found = Some(r);
+            break;
+        }
+    }
+    let Some(record) = found else {
+        return Err(match (game, first, last) {
             (Some(k), Some(first), Some(last)) => format!(
-                "{}: no game with index {k} (the file has {} games, indices {}..={})",
+                "{}: no game with index {k} (the file has {count} games, indices {first}..={last})",
                 file.display(),
-                records.len(),
-                first.index,
-                last.index
             ),
             _ => format!("{}: no games in the file", file.display()),
         });
@@ -84,6 +89,6 @@ fn show_position(path: &Path, game: Option<u64>, ply: Option<usize>) -> Result<(
             record.index
         ));
     }
-    print!("{}", arena::report::text::render_game(record, ply));
+    print!("{}", arena::report::text::render_game(&record, ply));
     Ok(())
 }

@@ -118,6 +118,7 @@ fn run_one(args: &TournamentArgs, path: &Path) -> Result<(), Error> {
         },
         affinity: args.affinity,
         warnings,
+        record_states: config.record_states as usize,
     };
     // Games run on threads of their own (`lanes::Lanes`); this thread
     // only schedules them and collects the records.

@@ -15,8 +15,6 @@ pub mod intervals;
 pub mod sprt;
 pub mod stats;
 
-use std::collections::BTreeMap;
-
 use crate::standings::Tally;
 use arena_core::record::{CsvRow, GameRecord, GameResult};
 
@@ -93,38 +91,11 @@ pub struct Pool {
 
 impl Pool {
     pub fn new(played: &[Played]) -> Pool {
-        let mut ids = BTreeMap::new();
+        let mut b = PoolBuilder::default();
         for p in played {
-            for b in &p.bots {
-                ids.entry(b.clone()).or_insert(0usize);
-            }
+            b.add(p.index, p.round, p.pair, [&p.bots[0], &p.bots[1]], p.result);
         }
-        for (i, v) in ids.values_mut().enumerate() {
-            *v = i;
-        }
-        let mut games = Vec::with_capacity(played.len());
-        let mut self_play = 0;
-        for p in played {
-            let seats = [ids[&p.bots[0]], ids[&p.bots[1]]];
-            if seats[0] == seats[1] {
-                self_play += 1;
-                continue;
-            }
-            games.push(PoolGame {
-                index: p.index,
-                round: p.round,
-                pair: p.pair,
-                seats,
-                result: p.result,
-            });
-        }
-        // Stable: games sharing an index keep their input order.
-        games.sort_by_key(|g| g.index);
-        Pool {
-            names: ids.into_keys().collect(),
-            games,
-            self_play,
-        }
+        b.finish()
     }
 
     pub fn len(&self) -> usize {
@@ -133,6 +104,70 @@ impl Pool {
 
     pub fn is_empty(&self) -> bool {
         self.names.is_empty()
+    }
+}
+
+/// Builds a [`Pool`] one game at a time, so that a games file need not be
+/// held in memory: what is kept per game is a [`PoolGame`] (48 bytes), and
+/// each name once.
+#[derive(Default)]
+pub struct PoolBuilder {
+    ids: std::collections::HashMap<String, usize>,
+    names: Vec<String>,
+    games: Vec<PoolGame>,
+    self_play: usize,
+}
+
+impl PoolBuilder {
+    fn id(&mut self, name: &str) -> usize {
+        if let Some(&i) = self.ids.get(name) {
+            return i;
+        }
+        self.names.push(name.to_string());
+        self.ids.insert(name.to_string(), self.names.len() - 1);
+        self.names.len() - 1
+    }
+
+    pub fn add(&mut self, index: u64, round: u64, pair: u64, bots: [&str; 2], result: GameResult) {
+        let seats = [self.id(bots[0]), self.id(bots[1])];
+        if seats[0] == seats[1] {
+            self.self_play += 1;
+            return;
+        }
+        self.games.push(PoolGame {
+            index,
+            round,
+            pair,
+            seats,
+            result,
+        });
+    }
+
+    /// Games added so far (self-play included).
+    pub fn added(&self) -> usize {
+        self.games.len() + self.self_play
+    }
+
+    /// The pool: bots numbered in name order, games in index order.
+    pub fn finish(mut self) -> Pool {
+        let mut order: Vec<usize> = (0..self.names.len()).collect();
+        order.sort_by(|&a, &b| self.names[a].cmp(&self.names[b]));
+        let mut new_id = vec![0; order.len()];
+        for (new, &old) in order.iter().enumerate() {
+            new_id[old] = new;
+        }
+        for g in &mut self.games {
+            g.seats = g.seats.map(|s| new_id[s]);
+        }
+        // Stable: games sharing an index keep their input order.
+        self.games.sort_by_key(|g| g.index);
+        let mut names = std::mem::take(&mut self.names);
+        names.sort();
+        Pool {
+            names,
+            games: self.games,
+            self_play: self.self_play,
+        }
     }
 }
 
@@ -255,13 +290,17 @@ pub struct Ratings {
 /// Computes every rating and statistic of `played` (any order: they are
 /// sorted by schedule index first).
 pub fn compute(played: &[Played], opts: &RatingOptions) -> Ratings {
-    let pool = Pool::new(played);
+    compute_pool(&Pool::new(played), opts)
+}
+
+/// [`compute`] for a pool already built ([`PoolBuilder`]).
+pub fn compute_pool(pool: &Pool, opts: &RatingOptions) -> Ratings {
     let n = pool.len();
-    let h2h = head_to_head(&pool);
-    let elo = elo::elo_ratings(&pool, opts.k, opts.anchor);
-    let glicko = elo::glicko_ratings(&pool, opts.glicko_c, opts.anchor);
-    let glicko2 = elo::glicko2_ratings(&pool, opts.glicko2_tau, opts.anchor);
-    let mle = bradley_terry::mle_status(&pool);
+    let h2h = head_to_head(pool);
+    let elo = elo::elo_ratings(pool, opts.k, opts.anchor);
+    let glicko = elo::glicko_ratings(pool, opts.glicko_c, opts.anchor);
+    let glicko2 = elo::glicko2_ratings(pool, opts.glicko2_tau, opts.anchor);
+    let mle = bradley_terry::mle_status(pool);
     let exists = mle
         .iter()
         .all(|m| matches!(m, bradley_terry::Mle::Exists | bradley_terry::Mle::NoGames));
@@ -273,14 +312,14 @@ pub fn compute(played: &[Played], opts: &RatingOptions) -> Ratings {
         Estimate::Fallback
     };
     let bt = bradley_terry::fit(
-        &pool,
+        pool,
         match estimate {
             Estimate::Mle => 0.0,
             Estimate::Prior(p) => p,
             Estimate::Fallback => RatingOptions::FALLBACK_PRIOR_DRAWS,
         },
     );
-    let evidence = intervals::Evidence::new(&pool, opts.prior_draws);
+    let evidence = intervals::Evidence::new(pool, opts.prior_draws);
 
     let records: Vec<Tally> = (0..n)
         .map(|i| {

@@ -1,19 +1,34 @@
-//! The HTML report: one self-contained page (no network, no CDN) with the
-//! standings, a rating chart with intervals, the crosstable as a heat map,
-//! the score over time, the list of games and a replay viewer for each game.
+//! The HTML report: one page (no network, no CDN) with the standings, a
+//! rating chart with intervals, the crosstable as a heat map, the score
+//! over time, a list of games and a replay viewer; and beside it one small
+//! script file of replays per block of games (`replays/block-NNNNN.js`),
+//! which the page loads when a game it does not embed is opened.
 //!
 //! The page is static HTML plus the data as JSON in a
 //! `<script type="application/json">` block, drawn by a small script
 //! (`assets/report.js`). Every `<` in the JSON is written as `\u003c`, so no
 //! bot name or `info` line can close the block, and the script inserts text
-//! only with `textContent`, never as markup.
+//! only with `textContent`, never as markup. A block file is the same JSON,
+//! one `arenaReplay({...});` call per game, so that it loads from `file://`
+//! as a script (where `fetch` is refused).
+//!
+//! What the page holds does not grow with the number of games: the games
+//! list is every game up to [`LIST_ALL`] games, else a selection; replays
+//! are embedded for every game up to [`EMBED_ALL`] games, else for the
+//! selection: the last [`LAST_PER_PAIRING`] games of each pairing, the
+//! first [`MAX_FORFEITS`] forfeits and the games asked for (`arena report
+//! --games`), within [`REPLAY_BUDGET_BYTES`]. The records are read twice,
+//! one at a time: once to count and choose, once to write the blocks.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::fs;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
+use serde_json::value::RawValue;
 
-use super::summary::{self, Crosstable, RatingChart, Table, Timeline};
+use super::summary::{self, Crosstable, RatingChart, RunTotals, Table, Timeline};
 use crate::store::{self, RatingsRow, StoreError};
 use arena_core::record::GameRecord;
 
@@ -23,11 +38,24 @@ const JS: &str = include_str!("assets/report.js");
 /// read) whether any script error or `console.error` happened.
 const ERROR_TRAP: &str = include_str!("assets/errors.js");
 
-/// About how many bytes of moves the page embeds for replays. Games are
-/// taken in order until the next would pass this; later games are listed
-/// without a replay (`arena show` still draws them), so that a big
-/// tournament's page still opens comfortably.
-pub const REPLAY_BUDGET_BYTES: usize = 48 << 20;
+/// The directory of replay blocks beside `index.html`.
+pub const REPLAY_DIR: &str = "replays";
+/// Games per replay block: game `k` is in block `k / BLOCK_GAMES`.
+pub const BLOCK_GAMES: u64 = 100;
+/// Up to this many games, the page lists every game.
+pub const LIST_ALL: u64 = 2000;
+/// Up to this many games, the page embeds every replay (within the budget).
+pub const EMBED_ALL: u64 = 100;
+/// Past [`EMBED_ALL`], the page embeds the replays of the last this many
+/// games of each pairing,
+pub const LAST_PER_PAIRING: usize = 2;
+/// of the first this many forfeits (timeout, crash, illegal, protocol),
+pub const MAX_FORFEITS: usize = 100;
+/// and of at most this many games asked for with `--games`.
+pub const MAX_ASKED: usize = 1000;
+/// About how many bytes of moves the page embeds at most; games past it
+/// are listed, and their replay loaded from its block when opened.
+pub const REPLAY_BUDGET_BYTES: usize = 4 << 20;
 
 /// Roughly what a game's moves weigh in the page's JSON.
 fn replay_bytes(r: &GameRecord) -> usize {
@@ -85,24 +113,52 @@ struct GameView<'a> {
     scores: [i32; 2],
     plies: usize,
     duration_ms: u64,
-    /// Absent past [`REPLAY_BUDGET_BYTES`].
+    /// Absent for a game listed without its replay.
     #[serde(skip_serializing_if = "Option::is_none")]
     initial_state: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     moves: Option<Vec<MoveView<'a>>>,
 }
 
+/// Where the page finds the replays it does not embed.
 #[derive(Serialize)]
-struct PageData<'a> {
+struct Blocks {
+    dir: &'static str,
+    /// Games per block.
+    games: u64,
+}
+
+/// How the games listed were chosen, for the page to say.
+#[derive(Clone, Debug, Serialize)]
+struct Selection {
+    all_listed: bool,
+    last_per_pairing: usize,
+    max_forfeits: usize,
+    /// Forfeits in the run (the list holds the first `max_forfeits`).
+    forfeits: u64,
+    asked: Vec<u64>,
+}
+
+#[derive(Serialize)]
+struct PageData {
     title: String,
     generator: String,
     standings: Table,
     rating_chart: RatingChart,
     crosstable: Crosstable,
     timeline: Timeline,
-    games: Vec<GameView<'a>>,
-    /// How many games (in order) have their replay embedded.
+    /// Games in the run.
+    total_games: u64,
+    /// Games per game name.
+    kinds: BTreeMap<String, u64>,
+    /// The games listed (all, or the selection), in index order.
+    games: Vec<Box<RawValue>>,
+    /// How many of them have their replay embedded.
     replays: usize,
+    /// Absent when no block files were written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    blocks: Option<Blocks>,
+    selection: Selection,
 }
 
 fn game_view(r: &GameRecord, with_moves: bool) -> GameView<'_> {
@@ -142,17 +198,201 @@ fn game_view(r: &GameRecord, with_moves: bool) -> GameView<'_> {
     }
 }
 
-/// How many of `games`, from the first, have their replay embedded within
-/// `budget` bytes (the first always does).
-fn replay_prefix(games: &[&GameRecord], budget: usize) -> usize {
-    let mut used = 0;
-    for (i, r) in games.iter().enumerate() {
-        used += replay_bytes(r);
-        if i > 0 && used > budget {
-            return i;
+fn raw_view(r: &GameRecord, with_moves: bool) -> Box<RawValue> {
+    let json = serde_json::to_string(&game_view(r, with_moves)).expect("game views serialize");
+    RawValue::from_string(json).expect("serde_json writes JSON")
+}
+
+/// The first pass over the records: the totals, and the games chosen for
+/// the list when it cannot hold them all.
+struct Chooser {
+    totals: RunTotals,
+    /// The last games of each pairing (names in order).
+    last: HashMap<(String, String), VecDeque<u64>>,
+    forfeits: Vec<u64>,
+    forfeit_count: u64,
+    asked: BTreeSet<u64>,
+}
+
+impl Chooser {
+    fn new(asked: &[u64]) -> Self {
+        Chooser {
+            totals: RunTotals::new(),
+            last: HashMap::new(),
+            forfeits: Vec::new(),
+            forfeit_count: 0,
+            asked: asked.iter().take(MAX_ASKED).copied().collect(),
         }
     }
-    games.len()
+
+    fn add(&mut self, r: &GameRecord) {
+        self.totals.add(r);
+        let (a, b) = (&r.seats[0].name, &r.seats[1].name);
+        let key = if a <= b { (a, b) } else { (b, a) };
+        let q = self.last.entry((key.0.clone(), key.1.clone())).or_default();
+        q.push_back(r.index);
+        if q.len() > LAST_PER_PAIRING {
+            q.pop_front();
+        }
+        if r.reason.is_forfeit() {
+            self.forfeit_count += 1;
+            if self.forfeits.len() < MAX_FORFEITS {
+                self.forfeits.push(r.index);
+            }
+        }
+    }
+
+    fn chosen(&self) -> HashSet<u64> {
+        let mut s: HashSet<u64> = self.last.values().flatten().copied().collect();
+        s.extend(&self.forfeits);
+        s.extend(&self.asked);
+        s
+    }
+}
+
+/// What the page draws besides the ratings.
+struct Page {
+    totals: RunTotals,
+    games: Vec<Box<RawValue>>,
+    replays: usize,
+    blocks: bool,
+    selection: Selection,
+}
+
+/// Reads the records twice, each time from a fresh iterator of `records`:
+/// once to count and choose, once to take the games listed and, with
+/// `blocks_dir`, to write every game's replay into its block.
+fn collect<I, F>(
+    mut records: F,
+    asked: &[u64],
+    blocks_dir: Option<&Path>,
+) -> Result<Page, StoreError>
+where
+    F: FnMut() -> Result<I, StoreError>,
+    I: Iterator<Item = Result<GameRecord, StoreError>>,
+{
+    let mut chooser = Chooser::new(asked);
+    for r in records()? {
+        chooser.add(&r?);
+    }
+    let count = chooser.totals.count;
+    let all_listed = count <= LIST_ALL;
+    let embed_all = count <= EMBED_ALL;
+    let chosen = chooser.chosen();
+    let mut blocks = blocks_dir.map(BlockWriter::new).transpose()?;
+    let mut listed: Vec<(u64, Box<RawValue>)> = Vec::new();
+    let (mut replays, mut used) = (0, 0);
+    for r in records()? {
+        let r = r?;
+        if let Some(b) = blocks.as_mut() {
+            b.add(&r)?;
+        }
+        let picked = chosen.contains(&r.index);
+        if !(all_listed || picked) {
+            continue;
+        }
+        let mut embed = embed_all || picked;
+        if embed {
+            used += replay_bytes(&r);
+            // The first game listed always comes with its replay.
+            embed = listed.is_empty() || used <= REPLAY_BUDGET_BYTES;
+        }
+        replays += usize::from(embed);
+        listed.push((r.index, raw_view(&r, embed)));
+    }
+    if let Some(b) = blocks {
+        b.finish()?;
+    }
+    listed.sort_by_key(|(i, _)| *i);
+    Ok(Page {
+        totals: chooser.totals,
+        games: listed.into_iter().map(|(_, v)| v).collect(),
+        replays,
+        blocks: blocks_dir.is_some(),
+        selection: Selection {
+            all_listed,
+            last_per_pairing: LAST_PER_PAIRING,
+            max_forfeits: MAX_FORFEITS,
+            forfeits: chooser.forfeit_count,
+            asked: chooser.asked.into_iter().collect(),
+        },
+    })
+}
+
+/// The name of the block file holding game `index`'s replay.
+pub fn block_name(index: u64) -> String {
+    format!("block-{:05}.js", index / BLOCK_GAMES)
+}
+
+/// Whether `name` is a name [`block_name`] gives.
+pub fn is_block_name(name: &str) -> bool {
+    block_of(name).is_some()
+}
+
+/// The block number of a block file's name.
+fn block_of(name: &str) -> Option<u64> {
+    let n = name.strip_prefix("block-")?.strip_suffix(".js")?;
+    (n.len() >= 5 && n.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| n.parse().ok())
+        .flatten()
+}
+
+/// Writes `replays/block-NNNNN.js`: every game's replay, one
+/// `arenaReplay(...);` line each, grouped by `index / BLOCK_GAMES`. Block
+/// files an earlier report left that this one did not write go.
+struct BlockWriter {
+    dir: PathBuf,
+    current: Option<(u64, Vec<u8>)>,
+    written: HashSet<u64>,
+}
+
+impl BlockWriter {
+    fn new(report_dir: &Path) -> Result<Self, StoreError> {
+        Ok(BlockWriter {
+            dir: store::private_subdir(report_dir, REPLAY_DIR)?,
+            current: None,
+            written: HashSet::new(),
+        })
+    }
+
+    fn add(&mut self, r: &GameRecord) -> Result<(), StoreError> {
+        let block = r.index / BLOCK_GAMES;
+        if self.current.as_ref().is_some_and(|(b, _)| *b != block) {
+            self.flush()?;
+        }
+        let (_, buf) = self.current.get_or_insert_with(|| (block, Vec::new()));
+        buf.extend_from_slice(b"arenaReplay(");
+        buf.extend_from_slice(script_safe_json(&game_view(r, true)).as_bytes());
+        buf.extend_from_slice(b");\n");
+        Ok(())
+    }
+
+    /// Writes the block being filled; a block met again (a file not in
+    /// index order) is appended to. Not synced: `arena report` makes the
+    /// blocks again from the records.
+    fn flush(&mut self) -> Result<(), StoreError> {
+        let Some((block, buf)) = self.current.take() else {
+            return Ok(());
+        };
+        let path = self.dir.join(format!("block-{block:05}.js"));
+        let again = !self.written.insert(block);
+        let mut f = store::create_or_append(&path, again)?;
+        f.write_all(&buf).map_err(store::io_err(&path))
+    }
+
+    fn finish(mut self) -> Result<(), StoreError> {
+        self.flush()?;
+        let entries = fs::read_dir(&self.dir).map_err(store::io_err(&self.dir))?;
+        for entry in entries {
+            let entry = entry.map_err(store::io_err(&self.dir))?;
+            let stale = block_of(&entry.file_name().to_string_lossy())
+                .is_some_and(|b| !self.written.contains(&b));
+            if stale {
+                fs::remove_file(entry.path()).map_err(store::io_err(&entry.path()))?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// JSON that is safe inside a `<script>` element: `<`, `>` and `&` are
@@ -189,20 +429,23 @@ pub fn escape_html(text: &str) -> String {
     out
 }
 
-/// Renders the page for `records`, titled `title`, with the standings and
-/// rating chart from `ratings` when given (else counted from the records).
+/// Renders the page for `records` (all in memory, for tests; no block
+/// files), titled `title`, with the standings and rating chart from
+/// `ratings` when given (else counted from the records).
 pub fn render_html(title: &str, records: &[GameRecord], ratings: Option<&[RatingsRow]>) -> String {
-    let standings = summary::standings_table(records, ratings);
-    let rating_chart = summary::rating_chart(records, ratings, &standings.bots);
-    let crosstable = summary::crosstable(records, &standings.bots);
-    let timeline = summary::timeline(records, &standings.bots);
-    let ordered = summary::in_order(records);
-    let replays = replay_prefix(&ordered, REPLAY_BUDGET_BYTES);
-    let games = ordered
-        .iter()
-        .enumerate()
-        .map(|(i, r)| game_view(r, i < replays))
-        .collect();
+    let mut sorted: Vec<&GameRecord> = records.iter().collect();
+    sorted.sort_by_key(|r| r.index);
+    let page = collect(|| Ok(sorted.iter().map(|r| Ok((*r).clone()))), &[], None)
+        .expect("records in memory read without error");
+    render(title, page, ratings)
+}
+
+fn render(title: &str, page: Page, ratings: Option<&[RatingsRow]>) -> String {
+    let totals = &page.totals;
+    let standings = summary::standings_table(totals, ratings);
+    let rating_chart = summary::rating_chart(totals, ratings, &standings.bots);
+    let crosstable = summary::crosstable(totals, &standings.bots);
+    let timeline = summary::timeline(totals, &standings.bots);
     let data = PageData {
         title: title.to_string(),
         generator: format!("arena {}", env!("CARGO_PKG_VERSION")),
@@ -210,8 +453,15 @@ pub fn render_html(title: &str, records: &[GameRecord], ratings: Option<&[Rating
         rating_chart,
         crosstable,
         timeline,
-        games,
-        replays,
+        total_games: totals.count,
+        kinds: totals.kinds.clone(),
+        games: page.games,
+        replays: page.replays,
+        blocks: page.blocks.then_some(Blocks {
+            dir: REPLAY_DIR,
+            games: BLOCK_GAMES,
+        }),
+        selection: page.selection,
     };
     let title = escape_html(title);
     format!(
@@ -253,19 +503,27 @@ pub fn render_html(title: &str, records: &[GameRecord], ratings: Option<&[Rating
     )
 }
 
-/// Writes `dir/index.html` for `records`, with `ratings` when there are
-/// any. Returns the path written.
+/// Writes `dir/index.html` and `dir/replays/` from the records of
+/// `dir/games.jsonl`, read one at a time (twice), with `ratings` when there
+/// are any; `asked`: games whose replays the page embeds besides its
+/// selection (`arena report --games`). Returns the path of the page.
 pub fn write_html(
     dir: &Path,
-    records: &[GameRecord],
     ratings: Option<&[RatingsRow]>,
+    asked: &[u64],
 ) -> Result<PathBuf, StoreError> {
     let title = dir
         .canonicalize()
         .ok()
         .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
         .unwrap_or_else(|| dir.display().to_string());
-    let html = render_html(&title, records, ratings);
+    let games = dir.join(store::GAMES_JSONL);
+    let page = collect(
+        || Ok(store::games_in(&games)?.map(|l| l.map(|l| l.record))),
+        asked,
+        Some(dir),
+    )?;
+    let html = render(&title, page, ratings);
     store::write_atomic(dir, store::INDEX_HTML, html.as_bytes())?;
     Ok(dir.join(store::INDEX_HTML))
 }
@@ -291,22 +549,103 @@ mod tests {
         assert_eq!(back, v);
     }
 
+    const LINE: &str = r#"{"index":0,"round":0,"pair":0,"game":"dakon","params":{},"seed":0,"seats":[{"name":"a","command":[],"log":null},{"name":"b","command":[],"log":null}],"initial_state":"pits=1,1 stores=0,0 turn=0 ply=0","moves":[{"seat":0,"move":"1","ms":1.0,"state":"pits=1,0 stores=1,0 turn=1 ply=1"}],"final_state":"x","scores":[1,0],"result":"1-0","reason":"normal","duration_ms":1}"#;
+
+    fn games(n: u64) -> Vec<GameRecord> {
+        (0..n)
+            .map(|i| {
+                let mut r: GameRecord = serde_json::from_str(LINE).unwrap();
+                r.index = i;
+                if i % 2 == 1 {
+                    r.seats.swap(0, 1);
+                }
+                r
+            })
+            .collect()
+    }
+
     #[test]
-    fn replays_are_embedded_for_a_prefix_within_the_budget() {
-        let line = r#"{"index":0,"round":0,"pair":0,"game":"dakon","params":{},"seed":0,"seats":[{"name":"a","command":[],"log":null},{"name":"b","command":[],"log":null}],"initial_state":"pits=1,1 stores=0,0 turn=0 ply=0","moves":[{"seat":0,"move":"1","ms":1.0,"state":"pits=1,0 stores=1,0 turn=1 ply=1"}],"final_state":"x","scores":[1,0],"result":"1-0","reason":"normal","duration_ms":1}"#;
-        let r: GameRecord = serde_json::from_str(line).unwrap();
-        let one = replay_bytes(&r);
-        let games = vec![&r; 5];
-        assert_eq!(replay_prefix(&games, 3 * one), 3);
-        assert_eq!(replay_prefix(&games, 0), 1);
-        assert_eq!(replay_prefix(&games, usize::MAX), 5);
-        let html = render_html("t", &[r], None);
-        assert!(html.contains(r#""replays":1"#));
+    fn small_runs_embed_every_replay_and_seeds_travel_as_text() {
+        let html = render_html("t", &games(3), None);
+        assert!(html.contains(r#""replays":3"#));
+        assert!(html.contains(r#""total_games":3"#));
         // 64-bit seeds travel as text: a JavaScript number would round them.
-        let mut big: GameRecord = serde_json::from_str(line).unwrap();
-        big.seed = u64::MAX - 1;
-        let html = render_html("t", &[big], None);
+        let mut big = games(1);
+        big[0].seed = u64::MAX - 1;
+        let html = render_html("t", &big, None);
         assert!(html.contains(r#""seed":"18446744073709551614""#));
+    }
+
+    #[test]
+    fn past_list_all_games_the_page_lists_only_the_selection() {
+        let html = render_html("t", &games(LIST_ALL + 1), None);
+        let data = html.split(r#"id="data">"#).nth(1).unwrap();
+        let data: serde_json::Value =
+            serde_json::from_str(data.split("</script>").next().unwrap()).unwrap();
+        let listed: Vec<u64> = data["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| g["index"].as_u64().unwrap())
+            .collect();
+        assert_eq!(listed, [LIST_ALL - 1, LIST_ALL]);
+        assert_eq!(data["selection"]["all_listed"], false);
+        assert_eq!(data["total_games"], LIST_ALL + 1);
+        assert!(
+            data["timeline"]["played"].as_array().unwrap().len() <= 2 * summary::TIMELINE_POINTS
+        );
+    }
+
+    #[test]
+    fn big_runs_embed_a_bounded_selection_and_write_every_game_in_blocks() {
+        let tmp = tempfile::tempdir().unwrap();
+        let n = EMBED_ALL * 3 + 7;
+        let mut records = games(n);
+        records[5].reason = arena_core::record::Reason::Timeout;
+        records[5].offender = Some(1);
+        let text: String = records
+            .iter()
+            .map(|r| serde_json::to_string(r).unwrap() + "\n")
+            .collect();
+        fs::write(tmp.path().join(store::GAMES_JSONL), text).unwrap();
+        // A block left by an earlier, longer run goes.
+        let blocks = tmp.path().join(REPLAY_DIR);
+        fs::create_dir_all(&blocks).unwrap();
+        fs::write(blocks.join("block-00099.js"), "").unwrap();
+        let page = write_html(tmp.path(), None, &[17]).unwrap();
+        let html = fs::read_to_string(page).unwrap();
+        let data = html.split(r#"id="data">"#).nth(1).unwrap();
+        let data: serde_json::Value =
+            serde_json::from_str(data.split("</script>").next().unwrap()).unwrap();
+        let games = data["games"].as_array().unwrap();
+        // Up to LIST_ALL games, every game is listed.
+        assert_eq!(games.len() as u64, n);
+        let embedded: Vec<u64> = games
+            .iter()
+            .filter(|g| g.get("moves").is_some())
+            .map(|g| g["index"].as_u64().unwrap())
+            .collect();
+        // One pairing: its last two games, the forfeit, the game asked for.
+        assert_eq!(embedded, [5, 17, n - 2, n - 1]);
+        assert_eq!(data["replays"], 4);
+        assert_eq!(data["total_games"], n);
+        let mut names: Vec<String> = fs::read_dir(&blocks)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(
+            names,
+            [
+                "block-00000.js",
+                "block-00001.js",
+                "block-00002.js",
+                "block-00003.js"
+            ]
+        );
+        let last = fs::read_to_string(blocks.join(block_name(n - 1))).unwrap();
+        assert_eq!(last.lines().count() as u64, n % BLOCK_GAMES);
+        assert!(last.starts_with("arenaReplay({\"index\":300,"), "{last}");
     }
 
     #[test]

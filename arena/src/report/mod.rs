@@ -14,28 +14,29 @@ pub mod text;
 
 use std::path::Path;
 
-use crate::rating::{self, Played, RatingOptions};
+use crate::rating::{self, RatingOptions};
 use crate::store::{self, StoreError};
 
 pub use html::write_html;
 
 /// What a finished run leaves beside its records: `ratings.csv`,
-/// `crosstable.csv`, `los.csv` and `index.html` in `dir`, from
-/// `dir/games.jsonl`. `arena match`, `arena tournament` and `arena merge`
+/// `crosstable.csv`, `los.csv`, `index.html` and `replays/` in `dir`, from
+/// `dir/games.jsonl`, read one record at a time (memory grows with the
+/// bots and, for the rating fit, by 48 bytes a game). `arena match`, `arena tournament` and `arena merge`
 /// end with it; `arena ratings` and `arena report` redo its parts with other
 /// options. The page draws the ratings just computed.
 pub fn write_all(dir: &Path, opts: &RatingOptions) -> Result<Written, ReportError> {
-    let records = store::read_games_file(&dir.join(store::GAMES_JSONL))?;
-    let ratings = if records.is_empty() {
+    let pool = ratings::load_pool(&dir.join(store::GAMES_JSONL))?;
+    let ratings = if pool.games.is_empty() && pool.self_play == 0 {
         None
     } else {
-        let played: Vec<Played> = records.iter().map(Played::from).collect();
-        let r = rating::compute(&played, opts);
+        let r = rating::compute_pool(&pool, opts);
         ratings::write_ratings_files(dir, &r)?;
         Some(r)
     };
+    drop(pool);
     let rows = ratings.as_ref().map(ratings::rows);
-    let html = write_html(dir, &records, rows.as_deref())?;
+    let html = write_html(dir, rows.as_deref(), &[])?;
     Ok(Written { ratings, html })
 }
 
@@ -46,6 +47,8 @@ pub enum ReportError {
     Store(#[from] StoreError),
     #[error(transparent)]
     Ratings(#[from] ratings::WriteError),
+    #[error(transparent)]
+    Load(#[from] store::LoadError),
 }
 
 /// What [`write_all`] wrote.

@@ -9,9 +9,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::rating::bradley_terry::Mle;
-use crate::rating::{self, Estimate, Played, RatingOptions, Ratings};
-use crate::store::{self, Games, LoadError, RatingsRow};
-use arena_core::record::{CsvRow, GameRecord};
+use crate::rating::{self, Estimate, Played, Pool, PoolBuilder, RatingOptions, Ratings};
+use crate::store::{self, GameLine, LoadError, RatingsRow};
+use arena_core::record::{csv_text, CsvRow, GameRecord};
 
 /// `ratings.csv` columns, in order. The first 16 are the stable schema;
 /// columns may be added at the end, never removed or reordered.
@@ -68,13 +68,28 @@ pub fn spreadsheet_safe(text: &str) -> Cow<'_, str> {
 }
 
 /// Reads the games of `path` (a report directory, `games.csv` or
-/// `games.jsonl`: [`store::games_file`]) as the ratings see them, in file
-/// order.
-pub fn load_games(path: &Path) -> Result<Vec<Played>, LoadError> {
-    Ok(match store::read_games(path)? {
-        Games::Records(records) => records.iter().map(Played::from).collect(),
-        Games::Rows(rows) => rows.iter().map(Played::from).collect(),
-    })
+/// `games.jsonl`: [`store::games_file`]) as the ratings see them, one at a
+/// time: what is kept per game is the pool's index, round, pair, seats and
+/// result.
+pub fn load_pool(path: &Path) -> Result<Pool, LoadError> {
+    let mut b = PoolBuilder::default();
+    store::scan_games(path, |g| match g {
+        GameLine::Record(r) => b.add(
+            r.index,
+            r.round,
+            r.pair,
+            [&r.seats[0].name, &r.seats[1].name],
+            r.result,
+        ),
+        GameLine::Row(r) => b.add(
+            r.index,
+            r.round,
+            r.pair,
+            [csv_text(&r.seat0), csv_text(&r.seat1)],
+            r.result,
+        ),
+    })?;
+    Ok(b.finish())
 }
 
 fn opt(x: Option<f64>, decimals: usize) -> String {
@@ -400,7 +415,7 @@ mod tests {
              1,dakon,1,b,a,2-0,normal,10,5,3,100,0,0,\n",
         )
         .unwrap();
-        let err = load_games(&dir).unwrap_err().to_string();
+        let err = load_pool(&dir).unwrap_err().to_string();
         assert!(
             err.contains("games.csv: line 3: unknown variant `2-0`"),
             "{err}"
@@ -411,26 +426,26 @@ mod tests {
              0,dakon,1,a,b,1-0,normal,10,5,3,100,zero,0,\n",
         )
         .unwrap();
-        let err = load_games(&path).unwrap_err().to_string();
+        let err = load_pool(&path).unwrap_err().to_string();
         assert!(
             err.contains("games.csv: line 2: column `round`: invalid digit"),
             "{err}"
         );
         std::fs::write(&path, "index,game\n0,dakon\n").unwrap();
-        let err = load_games(&path).unwrap_err().to_string();
+        let err = load_pool(&path).unwrap_err().to_string();
         assert!(
             err.contains("line 2") && err.contains("missing field"),
             "{err}"
         );
         std::fs::remove_file(&path).unwrap();
-        let err = load_games(&dir).unwrap_err().to_string();
+        let err = load_pool(&dir).unwrap_err().to_string();
         assert!(
             err.ends_with("directory has neither games.csv nor games.jsonl"),
             "{err}"
         );
         let jsonl = dir.join("games.jsonl");
         std::fs::write(&jsonl, "\n{\"index\": 0}\n").unwrap();
-        let err = load_games(&dir).unwrap_err().to_string();
+        let err = load_pool(&dir).unwrap_err().to_string();
         assert!(err.contains("games.jsonl: line 2: missing field"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -505,10 +520,10 @@ mod tests {
         let mut w = csv::Writer::from_path(b.join("games.csv")).unwrap();
         rows.iter().for_each(|r| w.serialize(r).unwrap());
         w.flush().unwrap();
-        let from_jsonl = load_games(&a).unwrap();
-        assert_eq!(from_jsonl, load_games(&b).unwrap());
-        assert_eq!(from_jsonl.len(), 4);
-        assert_eq!(rating::compute(&from_jsonl, &opts), from_records);
+        let from_jsonl = load_pool(&a).unwrap();
+        assert_eq!(from_jsonl, load_pool(&b).unwrap());
+        assert_eq!(from_jsonl.games.len(), 4);
+        assert_eq!(rating::compute_pool(&from_jsonl, &opts), from_records);
         std::fs::remove_dir_all(&base).unwrap();
     }
 }

@@ -1,9 +1,10 @@
-//! Numbers behind the report, computed from game records and, when there
-//! are any, the ratings (just computed, or read from `ratings.csv`):
-//! standings, the crosstable, the score over time and the intervals the
-//! rating chart draws.
+//! Numbers behind the report, counted from game records one at a time
+//! ([`RunTotals`]: what it keeps grows with the bots, not with the games)
+//! and, when there are any, the ratings (just computed, or read from
+//! `ratings.csv`): standings, the crosstable, the score over time and the
+//! intervals the rating chart draws.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
@@ -12,26 +13,113 @@ use crate::standings::{Row, Standings, Tally};
 use crate::store::RatingsRow;
 use arena_core::record::GameRecord;
 
-/// Records in schedule order (by `index`), whatever order the file had.
-pub fn in_order(records: &[GameRecord]) -> Vec<&GameRecord> {
-    let mut v: Vec<&GameRecord> = records.iter().collect();
-    v.sort_by_key(|r| r.index);
-    v
+/// At most about this many steps of the score-over-time chart: past it,
+/// the chart shows every k-th game (k a power of two) and the last.
+pub const TIMELINE_POINTS: usize = 1000;
+
+/// What the report counts from the records, one record at a time: the
+/// standings, the head-to-head points of every pair, cumulative points
+/// sampled for the timeline, and how many games of each kind.
+#[derive(Clone, Debug, Default)]
+pub struct RunTotals {
+    standings: Standings,
+    ids: HashMap<String, usize>,
+    names: Vec<String>,
+    /// `points[a][b]`: what bot a scored against bot b (bots by id).
+    points: Vec<Vec<f64>>,
+    games: Vec<Vec<u64>>,
+    totals: Vec<f64>,
+    /// Every `stride`-th game's (games counted, index, totals by id).
+    samples: Vec<(u64, u64, Vec<f64>)>,
+    stride: u64,
+    last: Option<(u64, u64)>,
+    /// Games counted.
+    pub count: u64,
+    /// Games per game name (dakon, latrunculi).
+    pub kinds: BTreeMap<String, u64>,
 }
 
-/// Standings from the records alone: most points first, then the better
-/// score %, then the name.
-pub fn standings_from_records(records: &[GameRecord]) -> Vec<Row> {
-    let score = |r: &Row| r.tally.score_pct().unwrap_or(0.0);
-    let mut rows = Standings::of(records).rows;
-    rows.sort_by(|a, b| {
-        b.tally
-            .points()
-            .total_cmp(&a.tally.points())
-            .then(score(b).total_cmp(&score(a)))
-            .then(a.name.cmp(&b.name))
-    });
-    rows
+impl RunTotals {
+    pub fn new() -> Self {
+        RunTotals {
+            stride: 1,
+            ..Default::default()
+        }
+    }
+
+    /// The totals of `records`, taken in schedule order (by `index`).
+    pub fn of(records: &[GameRecord]) -> Self {
+        let mut v: Vec<&GameRecord> = records.iter().collect();
+        v.sort_by_key(|r| r.index);
+        let mut t = RunTotals::new();
+        for r in v {
+            t.add(r);
+        }
+        t
+    }
+
+    fn id(&mut self, name: &str) -> usize {
+        if let Some(&i) = self.ids.get(name) {
+            return i;
+        }
+        let i = self.names.len();
+        self.names.push(name.to_string());
+        self.ids.insert(name.to_string(), i);
+        for row in &mut self.points {
+            row.push(0.0);
+        }
+        for row in &mut self.games {
+            row.push(0);
+        }
+        self.points.push(vec![0.0; i + 1]);
+        self.games.push(vec![0; i + 1]);
+        self.totals.push(0.0);
+        i
+    }
+
+    /// Counts one game (the timeline takes games in the order given:
+    /// schedule order for the files arena writes).
+    pub fn add(&mut self, r: &GameRecord) {
+        self.standings.add(r);
+        let (a, b) = (self.id(&r.seats[0].name), self.id(&r.seats[1].name));
+        let (pa, pb) = (r.result.points(0), r.result.points(1));
+        self.totals[a] += pa;
+        self.totals[b] += pb;
+        if a != b {
+            self.points[a][b] += pa;
+            self.points[b][a] += pb;
+            self.games[a][b] += 1;
+            self.games[b][a] += 1;
+        }
+        self.count += 1;
+        *self.kinds.entry(r.game.clone()).or_default() += 1;
+        self.last = Some((self.count, r.index));
+        // The stride is a power of two.
+        if self.count & (self.stride - 1) == 0 {
+            self.samples
+                .push((self.count, r.index, self.totals.clone()));
+            if self.samples.len() >= 2 * TIMELINE_POINTS {
+                self.stride *= 2;
+                let stride = self.stride;
+                self.samples.retain(|s| s.0 & (stride - 1) == 0);
+            }
+        }
+    }
+
+    /// Standings from the records alone: most points first, then the
+    /// better score %, then the name.
+    pub fn standings_rows(&self) -> Vec<Row> {
+        let score = |r: &Row| r.tally.score_pct().unwrap_or(0.0);
+        let mut rows = self.standings.rows.clone();
+        rows.sort_by(|a, b| {
+            b.tally
+                .points()
+                .total_cmp(&a.tally.points())
+                .then(score(b).total_cmp(&score(a)))
+                .then(a.name.cmp(&b.name))
+        });
+        rows
+    }
 }
 
 /// The standings table as the page shows it: labels, cells already
@@ -54,8 +142,8 @@ fn fmt_num(x: f64, decimals: usize) -> String {
 /// Builds the standings: from `ratings` when given (its row order, its
 /// rating columns), else from the records. Win/draw/loss counts always come
 /// from the records, so the two sources agree on them.
-pub fn standings_table(records: &[GameRecord], ratings: Option<&[RatingsRow]>) -> Table {
-    let lines = standings_from_records(records);
+pub fn standings_table(totals: &RunTotals, ratings: Option<&[RatingsRow]>) -> Table {
+    let lines = totals.standings_rows();
     let by_name: BTreeMap<&str, &Tally> =
         lines.iter().map(|l| (l.name.as_str(), &l.tally)).collect();
     let mut columns: Vec<String> = [
@@ -216,7 +304,7 @@ pub struct RatingChart {
 /// Bradley-Terry Elo with its interval when `ratings` has them, else score %
 /// with a Wilson interval. Bars follow `order`.
 pub fn rating_chart(
-    records: &[GameRecord],
+    totals: &RunTotals,
     ratings: Option<&[RatingsRow]>,
     order: &[String],
 ) -> RatingChart {
@@ -258,7 +346,7 @@ pub fn rating_chart(
             };
         }
     }
-    let lines = standings_from_records(records);
+    let lines = totals.standings_rows();
     let bars = order
         .iter()
         .filter_map(|bot| {
@@ -291,57 +379,64 @@ pub struct Crosstable {
     pub games: Vec<Vec<u64>>,
 }
 
-pub fn crosstable(records: &[GameRecord], bots: &[String]) -> Crosstable {
-    let n = bots.len();
-    let mut points = vec![vec![0.0; n]; n];
-    let mut games = vec![vec![0; n]; n];
-    let pos = |name: &str| bots.iter().position(|b| b == name);
-    for r in records {
-        let (Some(a), Some(b)) = (pos(&r.seats[0].name), pos(&r.seats[1].name)) else {
-            continue;
-        };
-        points[a][b] += r.result.points(0);
-        points[b][a] += r.result.points(1);
-        games[a][b] += 1;
-        games[b][a] += 1;
+pub fn crosstable(totals: &RunTotals, bots: &[String]) -> Crosstable {
+    let ids: Vec<Option<usize>> = bots.iter().map(|b| totals.ids.get(b).copied()).collect();
+    /// `m` in `bots` order; zero for a bot without games.
+    fn reorder<T: Copy + Default>(m: &[Vec<T>], ids: &[Option<usize>]) -> Vec<Vec<T>> {
+        ids.iter()
+            .map(|&i| {
+                ids.iter()
+                    .map(|&j| i.zip(j).map_or_else(T::default, |(i, j)| m[i][j]))
+                    .collect()
+            })
+            .collect()
     }
     Crosstable {
         bots: bots.to_vec(),
-        points,
-        games,
+        points: reorder(&totals.points, &ids),
+        games: reorder(&totals.games, &ids),
     }
 }
 
-/// Cumulative points of each bot after each game, games in index order:
-/// `points[b][k]` is bot b's total after the (k+1)-th game.
+/// Cumulative points of each bot as games go, games in the order counted:
+/// `points[b][k]` is bot b's total after `played[k]` games, the last of
+/// which has index `games[k]`. Every game up to [`TIMELINE_POINTS`] games,
+/// past that a sample (and the last game).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Timeline {
     pub bots: Vec<String>,
     pub points: Vec<Vec<f64>>,
-    /// The game index of each step, for the axis.
+    /// The game index of each step.
     pub games: Vec<u64>,
+    /// Games played at each step, for the axis.
+    pub played: Vec<u64>,
 }
 
-pub fn timeline(records: &[GameRecord], bots: &[String]) -> Timeline {
-    let ordered = in_order(records);
-    let mut totals = vec![0.0; bots.len()];
-    let mut points = vec![Vec::with_capacity(ordered.len()); bots.len()];
-    let mut games = Vec::with_capacity(ordered.len());
-    for r in ordered {
-        for seat in 0..2 {
-            if let Some(b) = bots.iter().position(|b| *b == r.seats[seat].name) {
-                totals[b] += r.result.points(seat);
-            }
+pub fn timeline(totals: &RunTotals, bots: &[String]) -> Timeline {
+    let mut steps: Vec<(u64, u64, &[f64])> = totals
+        .samples
+        .iter()
+        .map(|(n, i, t)| (*n, *i, t.as_slice()))
+        .collect();
+    if let Some((n, i)) = totals.last {
+        if steps.last().is_none_or(|s| s.0 != n) {
+            steps.push((n, i, &totals.totals));
         }
-        for (b, t) in totals.iter().enumerate() {
-            points[b].push(*t);
-        }
-        games.push(r.index);
     }
+    let ids: Vec<Option<usize>> = bots.iter().map(|b| totals.ids.get(b).copied()).collect();
     Timeline {
         bots: bots.to_vec(),
-        points,
-        games,
+        points: ids
+            .iter()
+            .map(|id| {
+                steps
+                    .iter()
+                    .map(|s| id.and_then(|i| s.2.get(i).copied()).unwrap_or(0.0))
+                    .collect()
+            })
+            .collect(),
+        games: steps.iter().map(|s| s.1).collect(),
+        played: steps.iter().map(|s| s.0).collect(),
     }
 }
 
@@ -392,7 +487,7 @@ mod tests {
 
     #[test]
     fn standings_count_points_results_and_forfeits() {
-        let s = standings_from_records(&sample());
+        let s = RunTotals::of(&sample()).standings_rows();
         let names: Vec<&str> = s.iter().map(|l| l.name.as_str()).collect();
         assert_eq!(names, ["a", "b", "c"]);
         let t: Vec<&Tally> = s.iter().map(|l| &l.tally).collect();
@@ -409,15 +504,47 @@ mod tests {
     fn crosstable_and_timeline_follow_the_results() {
         let records = sample();
         let bots: Vec<String> = ["a", "b", "c"].map(String::from).to_vec();
-        let ct = crosstable(&records, &bots);
+        let totals = RunTotals::of(&records);
+        let ct = crosstable(&totals, &bots);
         assert_eq!(ct.points[0][1], 1.5);
         assert_eq!(ct.points[1][0], 0.5);
         assert_eq!(ct.games[0][1], 2);
         assert_eq!(ct.games[0][0], 0);
-        let tl = timeline(&records, &bots);
+        let tl = timeline(&totals, &bots);
         assert_eq!(tl.points[0], [1.0, 1.5, 2.5, 2.5]);
         assert_eq!(tl.points[2], [0.0, 0.0, 0.0, 0.0]);
         assert_eq!(tl.games, [0, 1, 2, 3]);
+        assert_eq!(tl.played, [1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn a_long_timeline_is_sampled_and_ends_at_the_last_game() {
+        let mut totals = RunTotals::new();
+        let n = 5 * TIMELINE_POINTS as u64 + 3;
+        for i in 0..n {
+            totals.add(&game(i, "a", "b", GameResult::Seat0Wins, Reason::Normal));
+        }
+        let bots: Vec<String> = ["a", "b"].map(String::from).to_vec();
+        let tl = timeline(&totals, &bots);
+        assert!(
+            tl.played.len() <= 2 * TIMELINE_POINTS,
+            "{}",
+            tl.played.len()
+        );
+        assert!(
+            tl.played.len() >= TIMELINE_POINTS / 2,
+            "{}",
+            tl.played.len()
+        );
+        assert_eq!(*tl.played.last().unwrap(), n);
+        assert_eq!(*tl.points[0].last().unwrap(), n as f64);
+        assert!(tl.played.windows(2).all(|w| w[0] < w[1]));
+        // Every step's total is the number of games played by then.
+        assert!(tl
+            .played
+            .iter()
+            .zip(&tl.points[0])
+            .all(|(p, x)| *p as f64 == *x));
     }
 
     #[test]
@@ -425,7 +552,7 @@ mod tests {
         let csv = "games,bot,bt_elo,bt_lo,bt_hi,elo,extra\n3,c,50,-10,110,20,x\n\
                    3,a,-20,-90,40,-5,y\n1,'-z,0,,,0,\n1,''x,0,,,0,\n";
         let r = crate::store::parse_ratings(csv).unwrap();
-        let t = standings_table(&sample(), Some(&r));
+        let t = standings_table(&RunTotals::of(&sample()), Some(&r));
         assert_eq!(t.source, "ratings.csv");
         // `'-z` is how the rating step writes the name `-z`, `''x` the name
         // `'x`.
@@ -436,7 +563,7 @@ mod tests {
         assert_eq!(t.rows[1][col("wins")], "2");
         assert_eq!(t.rows[2][col("95% interval")], "");
         assert_eq!(t.rows[4][col("BT Elo")], "");
-        let chart = rating_chart(&sample(), Some(&r), &t.bots);
+        let chart = rating_chart(&RunTotals::of(&sample()), Some(&r), &t.bots);
         assert_eq!(chart.bars.len(), 4);
         assert_eq!((chart.bars[0].lo, chart.bars[0].hi), (-10.0, 110.0));
         assert_eq!(chart.reference, (50.0 - 20.0 + 0.0 + 0.0) / 4.0);
@@ -444,10 +571,10 @@ mod tests {
 
     #[test]
     fn without_ratings_the_chart_shows_score_with_wilson_intervals() {
-        let records = sample();
-        let t = standings_table(&records, None);
+        let totals = RunTotals::of(&sample());
+        let t = standings_table(&totals, None);
         assert_eq!(t.source, "records");
-        let chart = rating_chart(&records, None, &t.bots);
+        let chart = rating_chart(&totals, None, &t.bots);
         assert_eq!(chart.reference, 50.0);
         let a = &chart.bars[0];
         assert!(a.lo < a.value && a.value < a.hi && a.hi <= 100.0, "{a:?}");

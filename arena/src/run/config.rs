@@ -66,6 +66,8 @@ struct RawConfig {
     keep_bots: bool,
     #[serde(default)]
     ponder: bool,
+    /// Compact records: the state after every this-many plies (and the last).
+    record_states: Option<u32>,
     time_control: RawTimeControl,
     bots: Vec<RawBot>,
 }
@@ -152,6 +154,10 @@ pub struct Config {
     pub random_opening_plies: u32,
     /// Whether the bot not on move keeps running (off: it is frozen).
     pub ponder: bool,
+    /// Records keep the state after every this-many plies and the last (1:
+    /// every ply). How records are written, not which games are played:
+    /// not part of the fingerprint.
+    pub record_states: u32,
     pub time_control: TimeControl,
     pub bots: Vec<BotConfig>,
 }
@@ -435,6 +441,13 @@ impl Config {
         if raw.random_opening_plies > 200 {
             return Err(err("random_opening_plies", "must be at most 200".into()));
         }
+        let record_states = raw.record_states.unwrap_or(1);
+        if record_states == 0 {
+            return Err(err(
+                "record_states",
+                "must be at least 1 (1 keeps the state after every ply)".into(),
+            ));
+        }
 
         // Time control.
         let mut tc = raw.time_control.clone();
@@ -506,6 +519,7 @@ impl Config {
             concurrency: raw.concurrency,
             random_opening_plies: raw.random_opening_plies,
             ponder: raw.ponder,
+            record_states,
             time_control,
             bots,
         };

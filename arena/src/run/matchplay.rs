@@ -53,6 +53,8 @@ pub struct MatchRun {
     pub affinity: bool,
     /// Said at the start and kept in the manifest (no sandbox, say).
     pub warnings: Vec<String>,
+    /// Records keep the state of every this-many plies (1: every ply).
+    pub record_states: usize,
 }
 
 impl Default for MatchRun {
@@ -63,6 +65,7 @@ impl Default for MatchRun {
             overwrite: false,
             affinity: false,
             warnings: Vec::new(),
+            record_states: 1,
         }
     }
 }
@@ -246,6 +249,7 @@ pub async fn run_match_with(
         progress: ProgressMode::Quiet,
         affinity: run.affinity,
         warnings: run.warnings.clone(),
+        record_states: run.record_states,
     };
     let test = config.sprt.map(|p| PairTest {
         sprt: Sprt::new(p),

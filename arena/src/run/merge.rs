@@ -1,15 +1,13 @@
 //! `arena merge`: the runs of a config's shards made into the one run they
 //! are parts of, every record checked against the schedule.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use super::runner::{jobs_for, TournamentError};
 use super::schedule::{GameJob, Shard};
 use crate::standings::Standings;
-use crate::store::{
-    self, read_records, write_games, Manifest, RunLock, GAMES_JSONL, JOURNAL, MANIFEST,
-};
+use crate::store::{self, Manifest, RunLock, GAMES_JSONL, JOURNAL, MANIFEST};
 use arena_core::record::GameRecord;
 
 /// What `arena merge` reports.
@@ -63,7 +61,9 @@ pub fn merge(dirs: &[PathBuf], out: Option<&Path>) -> Result<MergeSummary, Tourn
         if m.status != "complete" {
             let mut n = BTreeSet::new();
             for f in [GAMES_JSONL, JOURNAL] {
-                n.extend(read_records(&d.join(f))?.into_iter().map(|r| r.index));
+                for line in store::Records::open(&d.join(f), store::Tail::Torn, true)? {
+                    n.insert(line?.record.index);
+                }
             }
             let n = n.len();
             return refuse(format!(
@@ -76,26 +76,49 @@ pub fn merge(dirs: &[PathBuf], out: Option<&Path>) -> Result<MergeSummary, Tourn
         }
     }
     // Every record must be the game the schedule has at its index, in the
-    // shard its directory played; each game once.
+    // shard its directory played; each game once. Records are read one at a
+    // time; what is kept per game is where it was found (run and line).
     let jobs = jobs_for(&first.config);
-    let mut found: BTreeMap<u64, (GameRecord, String)> = BTreeMap::new();
-    for (d, m) in dirs.iter().zip(&manifests) {
+    let mut found: Vec<Option<(u32, u32)>> = vec![None; jobs.len()];
+    let mut count = 0usize;
+    let at_of =
+        |(d, line): (u32, u32)| store::place(&dirs[d as usize].join(GAMES_JSONL), line as usize);
+    for (di, (d, m)) in dirs.iter().zip(&manifests).enumerate() {
         let path = d.join(GAMES_JSONL);
-        for store::Line { line, record } in store::read_lines(&path, store::Tail::Torn, true)? {
+        let mut prev: Option<u64> = None;
+        for line in store::Records::open(&path, store::Tail::Torn, true)? {
+            let store::Line { line, record } = line?;
             let at = store::place(&path, line);
             let job = jobs
                 .get(record.index as usize)
                 .filter(|j| m.shard.is_none_or(|s| s.contains(j)));
             store::check_record(&at, &record, job, &first.config)?;
-            if let Some((_, other)) = found.get(&record.index) {
-                return refuse(format!("game {} is in both {other} and {at}", record.index));
+            let slot = &mut found[record.index as usize];
+            if let Some(other) = *slot {
+                return refuse(format!(
+                    "game {} is in both {} and {at}",
+                    record.index,
+                    at_of(other)
+                ));
             }
-            found.insert(record.index, (record, at));
+            // arena writes games.jsonl in schedule order; the merge below
+            // relies on it.
+            if prev.is_some_and(|p| p > record.index) {
+                return refuse(format!(
+                    "{at}: game {} comes after game {}: {} is not in schedule order, so arena did not write it",
+                    record.index,
+                    prev.unwrap_or_default(),
+                    path.display()
+                ));
+            }
+            prev = Some(record.index);
+            *slot = Some((di as u32, line as u32));
+            count += 1;
         }
     }
     let missing: Vec<&GameJob> = jobs
         .iter()
-        .filter(|j| !found.contains_key(&j.index))
+        .filter(|j| found[j.index as usize].is_none())
         .collect();
     if !missing.is_empty() {
         let shown: Vec<String> = missing
@@ -127,7 +150,7 @@ pub fn merge(dirs: &[PathBuf], out: Option<&Path>) -> Result<MergeSummary, Tourn
             "game{} {}{more} missing{hint}: {} of {} games found",
             if missing.len() == 1 { "" } else { "s" },
             shown.join(", "),
-            found.len(),
+            count,
             jobs.len()
         ));
     }
@@ -162,23 +185,49 @@ pub fn merge(dirs: &[PathBuf], out: Option<&Path>) -> Result<MergeSummary, Tourn
     // Written first, so that what follows is known to be arena's.
     manifest.status = "merging".into();
     manifest.write(&out)?;
-    let records: Vec<&GameRecord> = found.values().map(|(r, _)| r).collect();
+    drop(found);
     // Records name their bots' logs relative to their run directory: bring
     // the logs along (file names hold the game index, so they never clash).
     for d in dirs {
         store::copy_logs(&d.join(store::LOGS), &out)?;
     }
-    write_games(&out, &records)?;
+    // Each run's file is in schedule order: merging them in index order
+    // writes the whole schedule, one record at a time, each line as written.
     let mut standings = Standings::new(first.config.bots.iter().map(|b| b.name.clone()));
-    for r in &records {
-        standings.add(r);
+    let mut readers: Vec<store::Records> = dirs
+        .iter()
+        .map(|d| store::Records::open(&d.join(GAMES_JSONL), store::Tail::Torn, true))
+        .collect::<Result<_, _>>()?;
+    let mut heads: Vec<Option<(GameRecord, Vec<u8>)>> = Vec::new();
+    for r in &mut readers {
+        heads.push(next_of(r)?);
     }
+    let mut games = store::GamesWriter::create(&out)?;
+    while let Some(i) = (0..heads.len())
+        .filter(|&i| heads[i].is_some())
+        .min_by_key(|&i| heads[i].as_ref().map(|h| h.0.index))
+    {
+        let (record, line) = heads[i].take().expect("a head");
+        standings.add(&record);
+        games.push(&record, &line)?;
+        heads[i] = next_of(&mut readers[i])?;
+    }
+    let merged = games.count as usize;
+    games.finish()?;
     manifest.status = "complete".into();
     manifest.write(&out)?;
     drop(lock);
     Ok(MergeSummary {
         dir: out,
-        games: records.len(),
+        games: merged,
         standings,
     })
+}
+
+/// The next record of `r` and its line as written.
+fn next_of(r: &mut store::Records) -> Result<Option<(GameRecord, Vec<u8>)>, TournamentError> {
+    match r.next() {
+        None => Ok(None),
+        Some(line) => Ok(Some((line?.record, r.raw().to_vec()))),
+    }
 }

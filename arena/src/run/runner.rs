@@ -15,10 +15,7 @@ use super::progress::{Progress, ProgressMode};
 use super::schedule::{self, GameJob, Shard};
 use crate::lanes::Lanes;
 use crate::standings::Standings;
-use crate::store::{
-    self, read_records, Manifest, RunLock, StopRule, StoreError, Writer, GAMES_JSONL, JOURNAL,
-    MANIFEST,
-};
+use crate::store::{self, Manifest, RunLock, StopRule, StoreError, Writer, GAMES_JSONL, MANIFEST};
 use arena_core::record::GameRecord;
 
 /// Why a tournament or a merge stopped.
@@ -119,6 +116,9 @@ pub struct RunOptions {
     /// Said at the start of the run and kept in its manifest (a bot that
     /// runs without the sandbox it would have had elsewhere, say).
     pub warnings: Vec<String>,
+    /// Records keep the state after every this-many plies and the last
+    /// (`record_states`; 1, the default: every ply).
+    pub record_states: usize,
 }
 
 /// What a finished run reports.
@@ -194,15 +194,17 @@ pub async fn run_with<P: Player>(
 
     let names = config.bots.iter().map(|b| b.name.clone());
     let mut standings = Standings::new(names);
-    for r in done.values() {
+    // Games the journal holds: those given to the writer again count as
+    // played by an earlier invocation.
+    let resumed: BTreeSet<u64> = done.journal.keys().copied().collect();
+    let mut writer = Writer::open(dir, &jobs, done, stop, opts.record_states, &mut |r| {
         standings.add(r);
-    }
-    let resumed: BTreeSet<u64> = done.keys().copied().collect();
-    let (mut writer, prefix) = Writer::open(dir, &jobs, done, stop)?;
-    if let Some(each) = each.as_mut() {
-        for r in &prefix {
+        if let Some(each) = each.as_mut() {
             each(r, true);
         }
+    })?;
+    for r in writer.pending() {
+        standings.add(r);
     }
     let by_index: BTreeMap<u64, &GameJob> = jobs.iter().map(|j| (j.index, j)).collect();
     let remaining: Vec<GameJob> = writer
@@ -303,8 +305,8 @@ pub async fn run_with<P: Player>(
         // Games that finished after the deciding one are not part of the run.
         manifest.stopped = Some(why.to_string());
         standings = Standings::new(config.bots.iter().map(|b| b.name.clone()));
-        for r in read_records(&dir.join(GAMES_JSONL))? {
-            standings.add(&r);
+        for line in store::Records::open(&dir.join(GAMES_JSONL), store::Tail::Torn, true)? {
+            standings.add(&line?.record);
         }
     }
     writer.complete()?;
@@ -327,7 +329,7 @@ fn prepare_dir(
     config: &Normalized,
     jobs: &[GameJob],
     opts: &RunOptions,
-) -> Result<BTreeMap<u64, GameRecord>, TournamentError> {
+) -> Result<store::Resumed, TournamentError> {
     let refuse = |m: String| Err(TournamentError::Refused(m));
     let old = match Manifest::read(dir)? {
         None => {
@@ -337,13 +339,13 @@ fn prepare_dir(
                     dir.display()
                 ));
             }
-            return Ok(BTreeMap::new());
+            return Ok(store::Resumed::default());
         }
         Some(old) => old,
     };
     if opts.overwrite {
         store::remove_run(dir, &old)?;
-        return Ok(BTreeMap::new());
+        return Ok(store::Resumed::default());
     }
     if !opts.resume {
         return refuse(format!(
@@ -371,13 +373,9 @@ fn prepare_dir(
             manifest.stop_rule.as_deref().unwrap_or("its last game")
         ));
     }
-    let files = [dir.join(GAMES_JSONL), dir.join(JOURNAL)];
-    let done: BTreeMap<u64, GameRecord> = store::checked_records(&files, jobs, config)?
-        .into_iter()
-        .map(|(i, (r, _))| (i, r))
-        .collect();
+    let done = store::check_resume(dir, jobs, config)?;
     // The games to play again start with no log of their own.
-    store::remove_unfinished_logs(dir, &done.keys().copied().collect())?;
+    store::remove_unfinished_logs(dir, |g| done.finished(jobs, g))?;
     Ok(done)
 }
 
@@ -510,6 +508,7 @@ mod tests {
     use super::*;
     use crate::referee::TimeControl;
     use crate::run::config::{FormatKind, NormalizedBot};
+    use crate::store::{read_records, JOURNAL};
     use crate::store::{GAMES_CSV, LOCK};
     use arena_core::record::{GameResult, Reason, SeatRecord};
     use std::fs::{self, OpenOptions};
@@ -615,6 +614,7 @@ mod tests {
             progress: ProgressMode::Quiet,
             affinity: false,
             warnings: Vec::new(),
+            record_states: 1,
         }
     }
 
@@ -924,6 +924,26 @@ mod tests {
             "game 0: {}:1 and {}:{line} disagree (result differs)",
             dir.join(GAMES_JSONL).display(),
             journal.display()
+        );
+        assert!(err.contains(&want), "{err}");
+    }
+
+    #[test]
+    fn resume_refuses_games_jsonl_out_of_schedule_order() {
+        let tmp = tempfile::tempdir().unwrap();
+        let rt = rt();
+        let c = config(3, 6, 5);
+        interrupted_run(&rt, &c, tmp.path());
+        let games = tmp.path().join(GAMES_JSONL);
+        let text = fs::read_to_string(&games).unwrap();
+        let mut lines: Vec<&str> = text.lines().collect();
+        assert!(lines.len() >= 2, "{} games written", lines.len());
+        lines.swap(0, 1);
+        fs::write(&games, lines.join("\n") + "\n").unwrap();
+        let err = resume(&rt, &c, tmp.path()).unwrap_err().to_string();
+        let want = format!(
+            "{}:1: game 1 where the schedule has game 0",
+            games.display()
         );
         assert!(err.contains(&want), "{err}");
     }

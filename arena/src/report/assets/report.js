@@ -87,12 +87,10 @@
   // ---- the report view ---------------------------------------------------
 
   function renderSummary() {
-    var games = DATA.games;
-    var kinds = {};
-    games.forEach(function (g) { kinds[g.game] = (kinds[g.game] || 0) + 1; });
+    var kinds = DATA.kinds || {};
     var parts = Object.keys(kinds).map(function (k) { return kinds[k] + " " + k; });
     document.getElementById("summary").textContent =
-      games.length + " games" + (parts.length ? " (" + parts.join(", ") + ")" : "") +
+      DATA.total_games + " games" + (parts.length ? " (" + parts.join(", ") + ")" : "") +
       ", " + DATA.standings.bots.length + " bots. Standings from " + DATA.standings.source +
       ". Made by " + DATA.generator + ".";
   }
@@ -197,11 +195,16 @@
     var box = clear(document.getElementById("timeline"));
     var n = tl.games.length;
     if (!n) { append(box, el("p", { "class": "muted", text: "No games yet." })); return; }
+    // Steps may be a sample of the games (every k-th and the last): x is
+    // the number of games played.
+    var played = tl.played || tl.games.map(function (_, k) { return k + 1; });
+    var total = played[n - 1];
     var W = 560, H = 300, L = 44, R = 12, T = 12, B = 36;
     var maxY = 0;
     tl.points.forEach(function (s) { s.forEach(function (v) { if (v > maxY) maxY = v; }); });
     maxY = Math.max(1, maxY);
-    var x = function (k) { return L + (W - L - R) * (n === 1 ? 1 : k / (n - 1)); };
+    var xg = function (g) { return L + (W - L - R) * (total === 1 ? 1 : (g - 1) / (total - 1)); };
+    var x = function (k) { return xg(played[k]); };
     var y = function (v) { return T + (H - T - B) * (1 - v / maxY); };
     var root = svg("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, "class": "chart", role: "img",
       "aria-label": "cumulative points per bot by game" });
@@ -209,9 +212,9 @@
       append(root, svg("line", { x1: L, x2: W - R, y1: y(t), y2: y(t), "class": "grid" }));
       append(root, svg("text", { x: L - 6, y: y(t) + 4, "text-anchor": "end", "class": "tick", text: t }));
     });
-    ticks(1, n, 6).forEach(function (t) {
-      if (t < 1 || t > n || t % 1) return;
-      append(root, svg("text", { x: x(t - 1), y: H - B + 16, "text-anchor": "middle", "class": "tick", text: t }));
+    ticks(1, total, 6).forEach(function (t) {
+      if (t < 1 || t > total || t % 1) return;
+      append(root, svg("text", { x: xg(t), y: H - B + 16, "text-anchor": "middle", "class": "tick", text: t }));
     });
     append(root, svg("text", { x: (L + W) / 2, y: H - 4, "text-anchor": "middle", "class": "axis-label",
       text: "games played" }));
@@ -228,16 +231,19 @@
     })));
   }
 
+  // Whether game g's replay can be opened: embedded, or in a block file.
+  function hasReplay(g) { return !!(g.moves || DATA.blocks); }
+
   function renderGames() {
     var box = clear(document.getElementById("games"));
     var cols = ["#", "round", "game", "seat 0", "seat 1", "result", "reason", "plies", "scores", "time", ""];
     var numeric = { "#": 1, round: 1, plies: 1, scores: 1, time: 1 };
     var head = el("tr", null, cols.map(function (c) { return el("th", { "class": numeric[c] ? "num" : null, text: c }); }));
     var rows = DATA.games.map(function (g) {
-      var replay = g.moves ? el("a", { href: "#game=" + g.index, text: "replay" }) : el("span", { "class": "muted", text: "-" });
+      var replay = hasReplay(g) ? el("a", { href: "#game=" + g.index, text: "replay" }) : el("span", { "class": "muted", text: "-" });
       var reason = g.reason + (g.offender !== undefined ? " (seat " + g.offender + ")" : "");
       return el("tr", null,
-        el("td", { "class": "num" }, g.moves ? el("a", { href: "#game=" + g.index, text: g.index }) : String(g.index)),
+        el("td", { "class": "num" }, hasReplay(g) ? el("a", { href: "#game=" + g.index, text: g.index }) : String(g.index)),
         el("td", { "class": "num", text: g.round }),
         el("td", { text: g.game }),
         el("td", { "class": "bot" + (g.result === "1-0" ? " winner" : "") }, el("span", { text: g.seats[0] })),
@@ -249,10 +255,30 @@
         el("td", { "class": "num", text: fmtDuration(g.duration_ms) }),
         el("td", null, replay));
     });
+    var sel = DATA.selection;
+    if (sel && !sel.all_listed) {
+      append(box, el("p", { "class": "muted", text: "Listed: " + DATA.games.length + " of " + DATA.total_games +
+        " games: the last " + sel.last_per_pairing + " of each pairing, the first " +
+        Math.min(sel.forfeits, sel.max_forfeits) + " of " + sel.forfeits + " forfeits" +
+        (sel.asked.length ? ", and games " + sel.asked.join(", ") : "") +
+        " (`arena report --games K,K` adds games). The crosstable sums up every pairing." }));
+    }
+    if (DATA.blocks) {
+      var input = el("input", { id: "open-game", type: "number", min: 0, step: 1, "aria-label": "game index" });
+      var open = function (e) {
+        e.preventDefault();
+        if (input.value !== "") location.hash = "game=" + Number(input.value);
+      };
+      var form = el("form", { id: "open-game-form", "class": "open-game" },
+        el("label", { "for": "open-game", text: "Open any game by its index: " }), input,
+        el("button", { type: "submit", text: "open" }));
+      form.addEventListener("submit", open);
+      append(box, form);
+    }
     append(box, el("table", { id: "games-table", "class": "data" }, el("thead", null, head), el("tbody", null, rows)));
-    if (DATA.games.length > DATA.replays) {
-      append(box, el("p", { "class": "muted", text: "Replays are embedded for the first " + DATA.replays +
-        " games only, to keep this page small enough to open; draw the others with `arena show games.jsonl --game K`." }));
+    if (!DATA.blocks && DATA.games.length > DATA.replays) {
+      append(box, el("p", { "class": "muted", text: "Replays are embedded for " + DATA.replays +
+        " games only, to keep this page small enough to open; draw the others with `arena show games.jsonl --index K`." }));
     }
   }
 
@@ -486,20 +512,63 @@
 
   var replay = null; // { game, ply }
 
+  // Replays not embedded come from replays/block-NNNNN.js, loaded one block
+  // at a time when a game of it is opened: each line of a block calls
+  // arenaReplay(game). A <script> element, because file:// pages may not
+  // fetch.
+  var LOADED = {};
+  var BLOCKS = {}; // block number -> "loading" | "loaded" | "failed"
+  var onBlock = null; // called once a block finished loading (the self-test)
+  window.arenaReplay = function (g) {
+    if (g && typeof g.index === "number" && Array.isArray(g.moves)) LOADED[g.index] = g;
+  };
+
   function gameByIndex(k) {
     for (var i = 0; i < DATA.games.length; i++) if (DATA.games[i].index === k) return DATA.games[i];
     return null;
   }
 
+  function blockOf(k) { return Math.floor(k / DATA.blocks.games); }
+
+  function loadBlock(k, done) {
+    var b = blockOf(k);
+    if (BLOCKS[b]) return false;
+    BLOCKS[b] = "loading";
+    var name = String(b);
+    while (name.length < 5) name = "0" + name;
+    var script = document.createElement("script");
+    var finish = function (state) {
+      BLOCKS[b] = state;
+      script.parentNode.removeChild(script);
+      done();
+      if (onBlock) { var f = onBlock; onBlock = null; f(state); }
+    };
+    script.addEventListener("load", function () { finish("loaded"); });
+    script.addEventListener("error", function () { finish("failed"); });
+    script.setAttribute("src", DATA.blocks.dir + "/block-" + name + ".js");
+    document.head.appendChild(script);
+    return true;
+  }
+
   function openReplay(k, ply) {
     var g = gameByIndex(k);
+    if (!(g && g.moves) && LOADED[k]) g = LOADED[k];
     var box = clear(document.getElementById("replay"));
     document.getElementById("report").hidden = true;
     box.hidden = false;
     if (!g || !g.moves) {
       replay = null;
       append(box, el("p", null, el("a", { href: "#", text: "\u2190 back to the report" })));
-      append(box, el("p", { text: g ? "Game " + k + " has no embedded replay; use `arena show`." : "There is no game " + k + "." }));
+      if (DATA.blocks && k >= 0 && k % 1 === 0 && loadBlock(k, function () {
+        // Still the game asked for: draw it (or say why not).
+        var p = new URLSearchParams(location.hash.slice(1));
+        if (Number(p.get("game")) === k) openReplay(k, ply);
+      })) {
+        append(box, el("p", { id: "loading", text: "Loading game " + k + "\u2026" }));
+        return;
+      }
+      append(box, el("p", { id: "no-replay", text: g ? "Game " + k + " has no replay here; use `arena show --index " + k + "`." :
+        "There is no game " + k + (DATA.blocks ? " in this report." : ".") }));
       return;
     }
     replay = { game: g, ply: Math.max(0, Math.min(g.moves.length, isNaN(ply) ? 0 : ply)) };
@@ -692,9 +761,18 @@
     return b ? b.outerHTML : "";
   }
 
+  var BLOCK_STATE = null;
+
   function selftest() {
     var out = { errors: window.__arenaErrors || [], checks: {} };
     try {
+      if (BLOCK_STATE) {
+        out.block = BLOCK_STATE;
+        out.checks.block_replay_opened = !!replay && LOADED[replay.game.index] === replay.game;
+        out.checks.block_board_drawn = !!replay && (boardMarkup().indexOf("<svg") === 0 ||
+          !!document.querySelector("#board .raw-state"));
+        out.block_game = replay ? replay.game.index : null;
+      }
       out.standings_bots = Array.prototype.map.call(
         document.querySelectorAll("#standings-table tbody td.bot .botname"), function (td) { return td.textContent; });
       out.games_listed = document.querySelectorAll("#games-table tbody tr").length;
@@ -765,5 +843,9 @@
   renderGames();
   window.addEventListener("hashchange", route);
   route();
-  if (/(^|[#&])selftest(=|&|$)/.test(location.hash)) selftest();
+  if (/(^|[#&])selftest(=|&|$)/.test(location.hash)) {
+    // A game whose replay is in a block file: test once it has loaded.
+    if (document.getElementById("loading")) onBlock = function (state) { BLOCK_STATE = state; selftest(); };
+    else selftest();
+  }
 })();

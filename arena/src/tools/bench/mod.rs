@@ -12,7 +12,10 @@
 //! - tournament: games per second of a round robin of instant bots at
 //!   concurrency 1 and at the number of cores, and the referee's peak memory
 //!   per concurrent game;
-//! - process start: ms per game with fresh bots against bots kept across games.
+//! - process start: ms per game with fresh bots against bots kept across games;
+//! - scale (`arena bench --scale`, on its own): play, merge, report and rate
+//!   runs of 10^3, 10^4 (and more) games, with each step's peak memory and
+//!   the sizes of the files ([`scale_bench`]).
 //!
 //! Figures are shown, never asserted: the machine may be shared.
 
@@ -21,6 +24,7 @@ mod machine;
 mod pipe;
 mod referee;
 mod report;
+mod scale;
 mod tournament;
 mod toy;
 
@@ -35,6 +39,7 @@ pub use instant::{CProgram, InstantBot};
 pub use machine::{cores, load_average, process_cpu_seconds, thread_cpu_seconds, utc_now};
 pub use pipe::{echo_child, pipe_floor, round_trips, sessions};
 pub use referee::{per_move, referee, runtime};
+pub use scale::{scale_bench, sizes as scale_sizes, ScaleReport};
 pub use tournament::{process_start, tournament_bench};
 pub use toy::{Toy, TOY_PLIES};
 

@@ -32,6 +32,7 @@ fn tournament_once(
         progress: ProgressMode::Quiet,
         affinity: false,
         warnings: Vec::new(),
+        record_states: 1,
     };
     reset_peak();
     let before = status_kib("VmRSS:").unwrap_or(0.0);
