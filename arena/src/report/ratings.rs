@@ -299,8 +299,12 @@ pub fn standings_table(s: &Ratings) -> String {
             Mle::Exists => "",
             Mle::NoGames => "no rated games",
             Mle::Split => "no MLE: pool split into groups that never met",
-            Mle::NoLoss => "no MLE: lost no point to the rest (with the bots it lost or drew to)",
-            Mle::NoWin => "no MLE: won no point from the rest (with the bots it beat or drew)",
+            Mle::NoLoss => {
+                "no MLE: lost no point to the rest (alone, or with the bots it lost or drew to)"
+            }
+            Mle::NoWin => {
+                "no MLE: won no point from the rest (alone, or with the bots it beat or drew)"
+            }
             Mle::Elsewhere => "no MLE: others unbounded, so is the average",
         };
         let line = format!(
