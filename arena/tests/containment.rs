@@ -554,12 +554,15 @@ fn a_memory_limit_that_java_and_node_bots_live_with() {
 
 /// Each bot process has a private directory, fresh for every game, that is
 /// its HOME and TMPDIR (and, sandboxed, its working directory): nothing a
-/// bot leaves there reaches its next game.
+/// bot leaves there reaches its next game, and nothing of it is left in
+/// arena's temporary directory after the run.
 #[test]
 fn each_game_gives_a_bot_a_fresh_private_directory() {
     for sandbox in sandboxes() {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("run");
+        let arena_tmp = dir.path().join("tmp");
+        std::fs::create_dir(&arena_tmp).unwrap();
         let bots = [
             format!(
                 "probe={} {} --mode private-probe",
@@ -571,7 +574,7 @@ fn each_game_gives_a_bot_a_fresh_private_directory() {
         let mut cmd = match_cmd(&out, sandbox, &bots, &["--games", "2"]);
         // Unsandboxed, the working directory is the program's own (here
         // this temporary one), shared by its games.
-        cmd.current_dir(dir.path());
+        cmd.current_dir(dir.path()).env("TMPDIR", &arena_tmp);
         let o = run(cmd);
         assert!(
             o.status.success(),
@@ -579,6 +582,11 @@ fn each_game_gives_a_bot_a_fresh_private_directory() {
             o.status,
             String::from_utf8_lossy(&o.stderr)
         );
+        let left: Vec<_> = std::fs::read_dir(&arena_tmp)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert!(left.is_empty(), "{sandbox}: left in TMPDIR: {left:?}");
         let log = logs(&out);
         let mut places = vec!["home", "tmpdir"];
         if sandbox == "bwrap" {

@@ -24,7 +24,7 @@ use std::io;
 use std::os::unix::ffi::OsStrExt as _;
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// How a bot is confined beyond its resource limits (the `sandbox` key of a
 /// config, `--sandbox` on the command line).
@@ -545,27 +545,40 @@ pub fn find_on_path(name: &OsStr, path: &OsStr) -> Option<PathBuf> {
 // ---------------------------------------------------------------------------
 // Private directories.
 
-/// Where this process's private directories live: made at first use, mode
-/// 0700, removed at exit (by the keeper if the referee was killed).
+/// Where this process's private directories live: made when the first
+/// one is, mode 0700, removed with the last one (and at exit by the keeper
+/// if the referee was killed), so that no process, a test binary included,
+/// leaves it behind.
 fn box_root_of(pid: u32) -> PathBuf {
     std::env::temp_dir().join(format!("arena-box-{pid}"))
 }
 
-fn box_root() -> io::Result<&'static Path> {
-    // The error is kept to be given again to every later caller.
-    static ROOT: OnceLock<Result<PathBuf, (io::ErrorKind, String)>> = OnceLock::new();
-    ROOT.get_or_init(|| {
-        let dir = box_root_of(std::process::id());
+/// How many private directories exist in the box root.
+static LIVE_DIRS: Mutex<usize> = Mutex::new(0);
+
+/// Counts one more private directory, making the box root for the first.
+fn box_root_enter() -> io::Result<PathBuf> {
+    let dir = box_root_of(std::process::id());
+    let mut live = LIVE_DIRS.lock().unwrap_or_else(|e| e.into_inner());
+    if *live == 0 {
         // A leftover of an earlier process with the same pid.
         let _ = fs::remove_dir_all(&dir);
         fs::DirBuilder::new()
             .mode(0o700)
             .create(&dir)
-            .map_err(|e| (e.kind(), format!("{}: {e}", dir.display())))?;
-        Ok(dir)
-    })
-    .as_deref()
-    .map_err(|(kind, message)| io::Error::new(*kind, message.clone()))
+            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", dir.display())))?;
+    }
+    *live += 1;
+    Ok(dir)
+}
+
+/// Counts one private directory less, removing the box root with the last.
+fn box_root_leave() {
+    let mut live = LIVE_DIRS.lock().unwrap_or_else(|e| e.into_inner());
+    *live -= 1;
+    if *live == 0 {
+        let _ = fs::remove_dir_all(box_root_of(std::process::id()));
+    }
 }
 
 use std::os::unix::fs::DirBuilderExt as _;
@@ -589,10 +602,13 @@ impl PrivateDir {
     pub fn create(uid: Option<u32>, program_dir: Option<&Path>) -> io::Result<PrivateDir> {
         use std::sync::atomic::{AtomicU64, Ordering};
         static NEXT: AtomicU64 = AtomicU64::new(0);
-        let path = box_root()?.join(NEXT.fetch_add(1, Ordering::Relaxed).to_string());
+        let path = box_root_enter()?.join(NEXT.fetch_add(1, Ordering::Relaxed).to_string());
         // 0711: bubblewrap running as root without capabilities must enter
         // it; nobody else can reach it through the 0700 box root.
-        fs::DirBuilder::new().mode(0o711).create(&path)?;
+        if let Err(e) = fs::DirBuilder::new().mode(0o711).create(&path) {
+            box_root_leave();
+            return Err(e);
+        }
         let dir = PrivateDir { path };
         if let Some(uid) = uid {
             let id = Some(nix::unistd::Uid::from_raw(uid));
@@ -615,5 +631,6 @@ impl PrivateDir {
 impl Drop for PrivateDir {
     fn drop(&mut self) {
         let _ = fs::remove_dir_all(&self.path);
+        box_root_leave();
     }
 }
