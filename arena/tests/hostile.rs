@@ -204,10 +204,13 @@ async fn every_hostile_bot_loses_with_its_reason_and_leaves_nothing_behind() {
                 }
             }
             if !log_has.is_empty() {
-                let log = r.seats[seat].log.as_ref().expect("a log");
-                let text = String::from_utf8_lossy(&std::fs::read(log).unwrap()).into_owned();
+                // Named relative to the run directory, as in a tournament.
+                let log = base
+                    .join(name)
+                    .join(r.seats[seat].log.as_ref().expect("a log"));
+                let text = String::from_utf8_lossy(&std::fs::read(&log).unwrap()).into_owned();
                 if !text.contains(log_has) {
-                    problems.push(format!("{name}: log lacks {log_has:?}: {log}"));
+                    problems.push(format!("{name}: log lacks {log_has:?}: {}", log.display()));
                 }
                 let cap = limits().stderr_bytes.unwrap() + 200;
                 let size = std::fs::metadata(log).unwrap().len();
@@ -346,7 +349,7 @@ async fn probe_game(spec: BotSpec, tag: &str) -> (GameRecord, String) {
         records
     };
     let r = records.into_iter().next().unwrap();
-    let log = std::fs::read_to_string(r.seats[0].log.as_ref().unwrap()).unwrap();
+    let log = std::fs::read_to_string(out.join(r.seats[0].log.as_ref().unwrap())).unwrap();
     let _ = std::fs::remove_dir_all(out);
     (r, log)
 }

@@ -142,8 +142,10 @@ fn latrunculi_match_plays_to_the_end_and_writes_both_files() {
             // not: no empty log file is made for it, and none is named.
             match seat["name"].as_str().unwrap() {
                 "rnd" => {
+                    // Relative to the run directory, as in a tournament.
                     let log = seat["log"].as_str().expect("a log path");
-                    let text = std::fs::read_to_string(log).unwrap();
+                    assert!(log.starts_with("logs/game"), "{log}");
+                    let text = std::fs::read_to_string(out.join(log)).unwrap();
                     assert!(text.contains("testbot: "), "{log}: {text}");
                 }
                 _ => assert!(seat["log"].is_null(), "{seat}"),
@@ -525,7 +527,7 @@ fn kept_bots_play_several_games_in_one_process() {
     // One process wrote every `newgame` it got to its stderr; with kept
     // bots each game's log holds only that game's `newgame`.
     let log = recs[3]["seats"][0]["log"].as_str().unwrap();
-    let text = std::fs::read_to_string(log).unwrap();
+    let text = std::fs::read_to_string(out.join(log)).unwrap();
     assert_eq!(text.matches("newgame").count(), 1, "{text}");
     assert!(text.contains(&format!("seed={}", recs[3]["seed"])));
     let _ = std::fs::remove_dir_all(&out);
@@ -585,7 +587,7 @@ fn no_bot_process_survives_forks_stubbornness_or_logs_floods() {
     let recs = records(&out);
     assert_finished_normally(&recs[0]);
     let log = recs[0]["seats"][0]["log"].as_str().unwrap();
-    let size = std::fs::metadata(log).unwrap().len();
+    let size = std::fs::metadata(out.join(log)).unwrap().len();
     assert!(size <= (1 << 20) + 200, "log capped at 1 MiB, got {size}");
     assert!(size >= 1 << 20, "log kept up to the cap, got {size}");
     let _ = std::fs::remove_dir_all(&out);

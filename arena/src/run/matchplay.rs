@@ -6,16 +6,16 @@
 //! finishes first. A sequential test sees the games in schedule order too,
 //! so a match ends on the same game at any concurrency.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use crate::process::{BotSpec, Limits};
 use crate::rating::{Sprt, SprtParams, SprtStatus};
-use crate::referee::{self, GameSetup, TimeControl};
+use crate::referee::{self, TimeControl};
 use crate::run::config::{FormatKind, Normalized, NormalizedBot};
-use crate::run::schedule::{self, GameJob};
-use crate::run::{self, Hooks, PlayerError, ProgressMode, RunOptions, TournamentError};
+use crate::run::referee_player::RefereePlayer;
+use crate::run::schedule;
+use crate::run::{self, Hooks, ProgressMode, RunOptions, TournamentError};
 use crate::standings::Tally;
 use arena_core::games::AnyGame;
 use arena_core::record::GameRecord;
@@ -152,55 +152,6 @@ pub fn normalized(config: &MatchConfig) -> Normalized {
     }
 }
 
-/// Plays the games of a match with the referee, the bots in `--bot` order
-/// (a job's seats index them). With `keep`, each game thread keeps its own
-/// pair of bots running from game to game.
-struct MatchPlayer {
-    game: Arc<dyn AnyGame>,
-    bots: [Arc<BotSpec>; 2],
-    time: TimeControl,
-    ponder: bool,
-    limits: Limits,
-    keep: bool,
-    out: PathBuf,
-    kept: Mutex<HashMap<usize, [referee::BotSlot; 2]>>,
-}
-
-impl run::Player for MatchPlayer {
-    async fn play(&self, job: GameJob, lane: usize) -> Result<GameRecord, PlayerError> {
-        let setup = GameSetup {
-            game: self.game.clone(),
-            index: job.index,
-            round: job.round,
-            pair: job.pair,
-            seed: job.seed,
-            opening: Vec::new(),
-            time: self.time,
-            ponder: self.ponder,
-            log_dir: Some(self.out.join(crate::store::LOGS)),
-        };
-        // Each lane runs one game at a time: its kept bots are its own.
-        let kept = self.kept.lock().expect("kept bots").remove(&lane);
-        let mut pair = kept.unwrap_or_else(|| self.bots.clone().map(referee::BotSlot::new));
-        let [a, b] = &mut pair;
-        let seats = if job.seats == [0, 1] { [a, b] } else { [b, a] };
-        let record = referee::run_game(&setup, seats, self.keep, &self.limits).await;
-        if self.keep {
-            self.kept.lock().expect("kept bots").insert(lane, pair);
-        }
-        Ok(record)
-    }
-
-    async fn finish_lane(&self, lane: usize) {
-        let kept = self.kept.lock().expect("kept bots").remove(&lane);
-        if let Some(mut pair) = kept {
-            for p in &mut pair {
-                p.release().await;
-            }
-        }
-    }
-}
-
 /// Plays the match one game at a time into a fresh `out`; `each` sees every
 /// record, in order, as it is written, with the sequential test after it
 /// when one runs and a pair just ended.
@@ -230,15 +181,19 @@ pub async fn run_match_with(
     for spec in &config.bots {
         referee::check_command(spec, &config.limits).await?;
     }
-    let player = Arc::new(MatchPlayer {
+    // The tournament's player, the bots in `--bot` order (a job's seats
+    // index them), without a random opening.
+    let player = Arc::new(RefereePlayer {
         game: config.game.clone(),
-        bots: config.bots.clone(),
+        bots: config.bots.to_vec(),
+        commands: config.bots.iter().map(|b| b.command.clone()).collect(),
+        keep: vec![config.keep_bots; 2],
         time: config.time,
         ponder: config.ponder,
         limits: config.limits.clone(),
-        keep: config.keep_bots,
-        out: config.out.clone(),
-        kept: Mutex::new(HashMap::new()),
+        opening_plies: 0,
+        run_dir: config.out.clone(),
+        kept: Default::default(),
     });
     let opts = RunOptions {
         out: config.out.clone(),
