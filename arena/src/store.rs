@@ -36,6 +36,7 @@ use serde::{Deserialize, Serialize};
 use crate::display::escape;
 use crate::run::config::Normalized;
 use crate::run::schedule::{GameJob, Shard};
+use arena_core::games::{ParamError, ParseError, PlayError};
 use arena_core::record::{CsvRow, GameRecord, CSV_HEADER};
 
 pub const MANIFEST: &str = "tournament.json";
@@ -397,7 +398,7 @@ impl Iterator for Records {
             }
             let parsed = serde_json::from_slice::<GameRecord>(&self.buf)
                 .map_err(|e| e.to_string())
-                .and_then(|mut r| fill_states(&mut r).map(|()| r));
+                .and_then(|mut r| fill_states(&mut r).map(|()| r).map_err(|e| e.to_string()));
             return Some(match parsed {
                 Ok(record) => Ok(Line {
                     line: self.n,
@@ -416,11 +417,30 @@ impl Iterator for Records {
     }
 }
 
+/// Why the states a compact record left out could not be rebuilt: the
+/// record names a game or parameters, or holds a state or a move, that the
+/// engine refuses.
+#[derive(Debug, thiserror::Error)]
+pub enum StateRebuildError {
+    #[error("cannot rebuild the states left out: {0}")]
+    Game(#[from] ParamError),
+    /// The initial state, or a state the record kept.
+    #[error("cannot rebuild the states left out: {0}")]
+    State(#[from] ParseError),
+    /// The move of ply `ply` (from 1), as the record holds it.
+    #[error("cannot rebuild the states left out: ply {ply}: move `{}`: {source}", escape(.mv))]
+    Move {
+        ply: usize,
+        mv: String,
+        source: PlayError,
+    },
+}
+
 /// Rebuilds the states a compact record left out (see
 /// [`compact_record`]): from the last state written (or the initial one),
 /// the engine replays the moves; the effects left out with them come back
 /// from the same replay. A full record is left as it is.
-pub fn fill_states(r: &mut GameRecord) -> Result<(), String> {
+pub fn fill_states(r: &mut GameRecord) -> Result<(), StateRebuildError> {
     if r.moves.iter().all(|m| !m.state.is_empty()) {
         return Ok(());
     }
@@ -429,20 +449,23 @@ pub fn fill_states(r: &mut GameRecord) -> Result<(), String> {
         .iter()
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
-    let why = |e: &dyn std::fmt::Display| format!("cannot rebuild the states left out: {e}");
-    let game = arena_core::games::new_game(&r.game, &params).map_err(|e| why(&e))?;
-    let mut state = game.parse_state(&r.initial_state).map_err(|e| why(&e))?;
+    let game = arena_core::games::new_game(&r.game, &params)?;
+    let mut state = game.parse_state(&r.initial_state)?;
     for (i, m) in r.moves.iter_mut().enumerate() {
         if m.state.is_empty() {
             let effects = state
                 .play(&m.mv)
-                .map_err(|e| why(&format!("ply {}: move `{}`: {e}", i + 1, escape(&m.mv))))?;
+                .map_err(|source| StateRebuildError::Move {
+                    ply: i + 1,
+                    mv: m.mv.clone(),
+                    source,
+                })?;
             m.state = state.to_string();
             if m.effects.is_null() {
                 m.effects = effects;
             }
         } else {
-            state = game.parse_state(&m.state).map_err(|e| why(&e))?;
+            state = game.parse_state(&m.state)?;
         }
     }
     Ok(())

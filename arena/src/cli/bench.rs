@@ -49,13 +49,11 @@ pub fn run(args: BenchArgs) -> Result<(), Error> {
             .unwrap_or(if args.quick { 1000 } else { 10_000 });
         let report = bench::scale_bench(&opts.arena, &opts.bot, &bench::scale_sizes(max), |s| {
             eprintln!("arena bench: {s}")
-        })
-        .map_err(Error::Failed)?;
+        })?;
         show(&report, args.json);
         return Ok(());
     }
-    let report =
-        bench::run(&opts, |section| eprintln!("arena bench: {section}")).map_err(Error::failed)?;
+    let report = bench::run(&opts, |section| eprintln!("arena bench: {section}"))?;
     show(&report, args.json);
     Ok(())
 }

@@ -182,6 +182,19 @@ impl From<arena::run::TournamentError> for Error {
     }
 }
 
+/// A bench that stopped: interrupted in its tournament section, or failed.
+impl From<arena::tools::bench::BenchError> for Error {
+    fn from(e: arena::tools::bench::BenchError) -> Error {
+        use arena::tools::bench::BenchError;
+        match e {
+            e @ BenchError::Tournament(arena::run::TournamentError::Interrupted { .. }) => {
+                Error::Interrupted(e.to_string())
+            }
+            e => Error::Failed(e.to_string()),
+        }
+    }
+}
+
 /// Runs `arena`: parses the command line, runs the command, prints why it
 /// failed (made safe for a terminal) and returns its exit code.
 pub fn main() -> ExitCode {

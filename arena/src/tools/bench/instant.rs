@@ -6,6 +6,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use super::BenchError;
 use crate::process::BotSpec;
 
 /// The instantly answering bot the referee, tournament and process-start
@@ -32,7 +33,7 @@ pub struct CProgram {
 }
 
 impl CProgram {
-    pub fn build(source: &Path, name: &str) -> Result<CProgram, String> {
+    pub fn build(source: &Path, name: &str) -> Result<CProgram, BenchError> {
         let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
         let exe = temp_path(name);
         let out = Command::new(&cc)
@@ -40,13 +41,17 @@ impl CProgram {
             .arg(&exe)
             .arg(source)
             .output()
-            .map_err(|e| format!("cannot run {cc}: {e}"))?;
+            .map_err(|source| BenchError::Spawn {
+                program: cc.clone(),
+                source,
+            })?;
         if !out.status.success() {
-            return Err(format!(
-                "{cc} failed on {}: {}",
-                source.display(),
-                String::from_utf8_lossy(&out.stderr).trim()
-            ));
+            return Err(BenchError::Compile {
+                cc,
+                file: source.to_path_buf(),
+                status: out.status,
+                stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+            });
         }
         Ok(CProgram { exe, cc })
     }
@@ -80,10 +85,12 @@ impl InstantBot {
     }
 
     /// `bots/c/first_legal.c --first`, compiled with [`CProgram`].
-    pub fn c() -> Result<InstantBot, String> {
+    pub fn c() -> Result<InstantBot, BenchError> {
         let source = temp_path("first_legal.c");
-        std::fs::write(&source, FIRST_LEGAL_C)
-            .map_err(|e| format!("cannot write {}: {e}", source.display()))?;
+        std::fs::write(&source, FIRST_LEGAL_C).map_err(|e| BenchError::Write {
+            path: source.clone(),
+            source: e,
+        })?;
         let built = CProgram::build(&source, "first_legal");
         let _ = std::fs::remove_file(&source);
         let built = built?;

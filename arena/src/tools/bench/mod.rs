@@ -28,12 +28,17 @@ mod scale;
 mod tournament;
 mod toy;
 
+use std::fmt;
+use std::io;
 use std::path::PathBuf;
 use std::time::Instant;
 
 use serde::Serialize;
 
+use crate::run::TournamentError;
+use crate::store::StoreError;
 use arena_core::games;
+use arena_core::record::Reason;
 
 pub use instant::{CProgram, InstantBot};
 pub use machine::{cores, load_average, process_cpu_seconds, thread_cpu_seconds, utc_now};
@@ -51,6 +56,97 @@ pub const PLAYOUT_TARGETS: &[(&str, f64)] = &[("dakon", 8.0e6), ("latrunculi", 0
 pub const TARGET_REFEREE_RATIO: f64 = 2.0;
 /// Tournament speed-up from concurrency 1 to 2 cores.
 pub const TARGET_SCALING: f64 = 1.8;
+
+/// Why a bench section could not give its figures: arena's or the
+/// machine's fault (a bot that forfeits an instant game is one too).
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    /// The compiler (`$CC`, default `cc`) or a child `arena` could not be started.
+    #[error("cannot run {program}: {source}")]
+    Spawn { program: String, source: io::Error },
+    /// The compiler refused a C program: what it wrote on stderr.
+    #[error("{cc} failed on {}: {stderr}", file.display())]
+    Compile {
+        cc: String,
+        file: PathBuf,
+        status: std::process::ExitStatus,
+        stderr: String,
+    },
+    /// `--pingpong`: the C program could not be built.
+    #[error("--pingpong: {0}")]
+    Pingpong(#[source] Box<BenchError>),
+    #[error("cannot write {}: {source}", path.display())]
+    Write { path: PathBuf, source: io::Error },
+    /// A file or directory of the scale runs.
+    #[error("{}: {source}", path.display())]
+    Io { path: PathBuf, source: io::Error },
+    #[error("bench scale: temporary directory: {0}")]
+    TempDir(#[source] io::Error),
+    /// `arena bench-echo`, the pipe floor's child, could not be started.
+    #[error("cannot start {} bench-echo: {source}", arena.display())]
+    EchoStart { arena: PathBuf, source: io::Error },
+    /// A write to, or a read from, the echo child failed.
+    #[error("echo child: {0}")]
+    Echo(#[source] io::Error),
+    /// The echo child answered something other than `move 3`.
+    #[error("echo child answered {0:?}")]
+    EchoAnswer(String),
+    /// The stderr of a child `arena` could not be read.
+    #[error("{0}")]
+    ChildStderr(#[source] io::Error),
+    #[error("wait4: {0}")]
+    Wait(#[source] io::Error),
+    /// A child `arena` of the scale runs exited badly: its arguments, exit
+    /// status (128 + signal when killed) and stderr.
+    #[error("bench scale: arena {args} failed (status {status}): {stderr}")]
+    ChildFailed {
+        args: String,
+        status: i32,
+        stderr: String,
+    },
+    /// The referee's game threads ([`crate::lanes::Lanes`]) could not start.
+    #[error("bench: cannot start threads: {0}")]
+    Threads(#[source] io::Error),
+    /// A table of the referee section panicked or was cancelled.
+    #[error("a bench table failed: {0}")]
+    Table(#[from] tokio::task::JoinError),
+    /// The game each table of the referee section plays first forfeited.
+    #[error("warm-up game: {0}")]
+    WarmUpForfeit(Forfeit),
+    /// A timed game of the referee section forfeited.
+    #[error("a bench game was forfeited: {0}")]
+    Forfeit(Forfeit),
+    /// A game of the process-start section forfeited.
+    #[error("process start bench: {0}")]
+    StartForfeit(Forfeit),
+    /// A game of the tournament section forfeited.
+    #[error("bench tournament: game {index} was forfeited: {forfeit}")]
+    TournamentForfeit { index: u64, forfeit: Forfeit },
+    /// The tournament section's run stopped (interrupted, refused, a disk error).
+    #[error("bench tournament: {0}")]
+    Tournament(#[from] TournamentError),
+    /// The tournament section's games file could not be read back.
+    #[error("bench tournament: {0}")]
+    Records(#[from] StoreError),
+    /// The tournament section's games file holds fewer or more records
+    /// than the run says it played.
+    #[error("bench tournament: {records} records for {games} games")]
+    RecordCount { records: usize, games: usize },
+}
+
+/// Why an instant game ended in a forfeit: the reason and the record's
+/// detail.
+#[derive(Clone, Debug)]
+pub struct Forfeit {
+    pub reason: Reason,
+    pub detail: Option<String>,
+}
+
+impl fmt::Display for Forfeit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {:?}", self.reason, self.detail)
+    }
+}
 
 /// What to run.
 #[derive(Clone, Debug)]
@@ -288,7 +384,7 @@ pub struct StartFigures {
 }
 
 /// Runs every section; `progress` hears a line as each one starts.
-pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<BenchReport, String> {
+pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<BenchReport, BenchError> {
     let started = Instant::now();
     let machine = Machine {
         cores: cores(),

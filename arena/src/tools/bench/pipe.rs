@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use super::{BenchOptions, CProgram, PipeFloor};
+use super::{BenchError, BenchOptions, CProgram, PipeFloor};
 
 /// The child of the pipe floor (`arena bench-echo`), as `pingpong.c child`:
 /// answers `go` with `move 3`, exits on `quit` or end of input.
@@ -45,13 +45,16 @@ struct Echo {
 }
 
 impl Echo {
-    fn start(arena: &Path) -> Result<Echo, String> {
+    fn start(arena: &Path) -> Result<Echo, BenchError> {
         let mut child = Command::new(arena)
             .arg("bench-echo")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
-            .map_err(|e| format!("cannot start {} bench-echo: {e}", arena.display()))?;
+            .map_err(|source| BenchError::EchoStart {
+                arena: arena.to_path_buf(),
+                source,
+            })?;
         let to = child.stdin.take().expect("piped");
         let from = BufReader::new(child.stdout.take().expect("piped"));
         Ok(Echo {
@@ -63,16 +66,14 @@ impl Echo {
     }
 
     /// One `go` -> `move 3` exchange: a write of 3 bytes, reads until the line.
-    fn round_trip(&mut self) -> Result<(), String> {
-        self.to
-            .write_all(b"go\n")
-            .map_err(|e| format!("echo child: {e}"))?;
+    fn round_trip(&mut self) -> Result<(), BenchError> {
+        self.to.write_all(b"go\n").map_err(BenchError::Echo)?;
         self.line.clear();
         self.from
             .read_line(&mut self.line)
-            .map_err(|e| format!("echo child: {e}"))?;
+            .map_err(BenchError::Echo)?;
         if self.line != "move 3\n" {
-            return Err(format!("echo child answered {:?}", self.line));
+            return Err(BenchError::EchoAnswer(self.line.clone()));
         }
         Ok(())
     }
@@ -85,7 +86,7 @@ impl Echo {
 }
 
 /// Mean, p50 and p99 µs of `n` round trips after a warm-up (as `pingpong rt`).
-pub fn round_trips(arena: &Path, n: u64) -> Result<(f64, f64, f64), String> {
+pub fn round_trips(arena: &Path, n: u64) -> Result<(f64, f64, f64), BenchError> {
     let mut echo = Echo::start(arena)?;
     for _ in 0..(n / 10).min(1000) {
         echo.round_trip()?;
@@ -106,7 +107,7 @@ pub fn round_trips(arena: &Path, n: u64) -> Result<(f64, f64, f64), String> {
 
 /// ms per session: start the echo child, one round trip, `quit`, wait (as
 /// `pingpong session`).
-pub fn sessions(arena: &Path, n: u64) -> Result<f64, String> {
+pub fn sessions(arena: &Path, n: u64) -> Result<f64, BenchError> {
     let t0 = Instant::now();
     for _ in 0..n {
         let mut echo = Echo::start(arena)?;
@@ -128,7 +129,7 @@ fn pingpong_mean(bin: &Path, mode: &str, n: u64, unit: &str) -> Option<f64> {
 }
 
 /// The pipe floor: the Rust measurement, and the C one when asked for.
-pub fn pipe_floor(opts: &BenchOptions) -> Result<PipeFloor, String> {
+pub fn pipe_floor(opts: &BenchOptions) -> Result<PipeFloor, BenchError> {
     let n = opts.rt_count();
     let sessions_n = if opts.quick { 20 } else { 500 };
     let c = opts
@@ -136,7 +137,7 @@ pub fn pipe_floor(opts: &BenchOptions) -> Result<PipeFloor, String> {
         .as_deref()
         .map(|src| CProgram::build(src, "pingpong"))
         .transpose()
-        .map_err(|e| format!("--pingpong: {e}"))?;
+        .map_err(|e| BenchError::Pingpong(Box::new(e)))?;
     let c = c.as_ref().map(|p| p.exe.as_path());
     // The C figure first and last around the Rust one would be fairer on a
     // drifting load; once each, interleaved, keeps the run short.

@@ -4,7 +4,10 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::{round_trips, BenchOptions, InstantBot, PipeFloor, RefereeFigures, Toy, TOY_PLIES};
+use super::{
+    round_trips, BenchError, BenchOptions, Forfeit, InstantBot, PipeFloor, RefereeFigures, Toy,
+    TOY_PLIES,
+};
 use crate::lanes::Lanes;
 use crate::process::Limits;
 use crate::referee::{run_game, BotSlot, GameSetup, TimeControl};
@@ -52,7 +55,7 @@ pub async fn per_move(
     concurrency: usize,
     games: u64,
     lanes: Option<&Lanes>,
-) -> Result<(f64, u64), String> {
+) -> Result<(f64, u64), BenchError> {
     let limits = Limits::default();
     let mut tables: Vec<[BotSlot; 2]> = (0..concurrency)
         .map(|t| {
@@ -66,7 +69,10 @@ pub async fn per_move(
     for [a, b] in tables.iter_mut() {
         let r = run_game(&setup(game.clone(), 0), [a, b], true, &limits).await;
         if r.reason.is_forfeit() {
-            return Err(format!("warm-up game: {} {:?}", r.reason, r.detail));
+            return Err(BenchError::WarmUpForfeit(Forfeit {
+                reason: r.reason,
+                detail: r.detail,
+            }));
         }
     }
     let start = Instant::now();
@@ -82,7 +88,10 @@ pub async fn per_move(
                 let s = setup(game.clone(), g + 1 + t as u64 * 1000);
                 let r = run_game(&s, [a, b], true, &limits).await;
                 if r.reason.is_forfeit() {
-                    err = Some(format!("{} {:?}", r.reason, r.detail));
+                    err = Some(Forfeit {
+                        reason: r.reason,
+                        detail: r.detail,
+                    });
                     break;
                 }
                 n += r.moves.len() as u64;
@@ -99,9 +108,9 @@ pub async fn per_move(
     }
     let mut moves = 0;
     while let Some(res) = set.join_next().await {
-        let (n, err) = res.map_err(|e| format!("a bench table failed: {e}"))?;
-        if let Some(e) = err {
-            return Err(format!("a bench game was forfeited: {e}"));
+        let (n, err) = res?;
+        if let Some(forfeit) = err {
+            return Err(BenchError::Forfeit(forfeit));
         }
         moves += n;
     }
@@ -116,13 +125,13 @@ pub(super) fn median(mut v: Vec<f64>) -> f64 {
 
 /// The referee's cost per move at concurrency 1 and 2 (median of 3
 /// interleaved rounds, 1 in quick mode), and with the real engines.
-pub fn referee(opts: &BenchOptions, pipe: &PipeFloor) -> Result<RefereeFigures, String> {
+pub fn referee(opts: &BenchOptions, pipe: &PipeFloor) -> Result<RefereeFigures, BenchError> {
     let toy: Arc<dyn AnyGame> = Arc::new(Toy);
     let games = opts.referee_games();
     let rounds = if opts.quick { 1 } else { 5 };
     let single = runtime(None);
     let multi = runtime(Some(2));
-    let lanes = Lanes::start(2, false).map_err(|e| format!("bench: cannot start threads: {e}"))?;
+    let lanes = Lanes::start(2, false).map_err(BenchError::Threads)?;
     let (mut c1, mut c2, mut c2m, mut c2s) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let toy_run = |rt: &tokio::runtime::Runtime, concurrency, lanes| {
         rt.block_on(per_move(&opts.bot, toy.clone(), concurrency, games, lanes))

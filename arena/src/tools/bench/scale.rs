@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::InstantBot;
+use super::{BenchError, InstantBot};
 use crate::report::html::REPLAY_DIR;
 use crate::store;
 
@@ -69,8 +69,8 @@ pub fn scale_bench(
     bot: &InstantBot,
     sizes: &[u64],
     mut say: impl FnMut(&str),
-) -> Result<ScaleReport, String> {
-    let tmp = tempfile::tempdir().map_err(|e| format!("bench scale: temporary directory: {e}"))?;
+) -> Result<ScaleReport, BenchError> {
+    let tmp = tempfile::tempdir().map_err(BenchError::TempDir)?;
     let mut out = Vec::new();
     for &games in sizes {
         say(&format!("scale: {games} games"));
@@ -82,14 +82,18 @@ pub fn scale_bench(
     })
 }
 
-fn one_size(arena: &Path, bot: &InstantBot, games: u64, tmp: &Path) -> Result<SizeFigures, String> {
+fn one_size(
+    arena: &Path,
+    bot: &InstantBot,
+    games: u64,
+    tmp: &Path,
+) -> Result<SizeFigures, BenchError> {
     let per_pairing = (games / (BOTS * (BOTS - 1) / 2) as u64).max(2);
     let total = per_pairing * (BOTS * (BOTS - 1) / 2) as u64;
     let dir = tmp.join(format!("scale-{games}"));
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
     let config = dir.join("scale.toml");
-    std::fs::write(&config, config_text(bot, per_pairing))
-        .map_err(|e| format!("{}: {e}", config.display()))?;
+    std::fs::write(&config, config_text(bot, per_pairing)).map_err(io_err(&config))?;
     let shard = |k: u32| dir.join(format!("shard-{k}"));
     let merged = dir.join("merged");
     let mut steps = Vec::new();
@@ -167,7 +171,7 @@ fn config_text(bot: &InstantBot, per_pairing: u64) -> String {
 }
 
 /// Runs `arena ARGS` to its end; its wall time and peak resident set (KiB).
-fn run_arena(arena: &Path, args: &[&std::ffi::OsStr]) -> Result<(f64, u64), String> {
+fn run_arena(arena: &Path, args: &[&std::ffi::OsStr]) -> Result<(f64, u64), BenchError> {
     let start = Instant::now();
     let child = Command::new(arena)
         .args(args)
@@ -175,22 +179,26 @@ fn run_arena(arena: &Path, args: &[&std::ffi::OsStr]) -> Result<(f64, u64), Stri
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("cannot run {}: {e}", arena.display()))?;
+        .map_err(|source| BenchError::Spawn {
+            program: arena.display().to_string(),
+            source,
+        })?;
     let pid = child.id();
     let mut stderr = child.stderr.expect("piped");
     let mut err_text = String::new();
-    std::io::Read::read_to_string(&mut stderr, &mut err_text).map_err(|e| e.to_string())?;
+    std::io::Read::read_to_string(&mut stderr, &mut err_text).map_err(BenchError::ChildStderr)?;
     let (status, peak) = wait_with_peak(pid)?;
     let secs = start.elapsed().as_secs_f64();
     if status != 0 {
-        return Err(format!(
-            "bench scale: arena {} failed (status {status}): {}",
-            args.iter()
+        return Err(BenchError::ChildFailed {
+            args: args
+                .iter()
                 .map(|a| a.to_string_lossy())
                 .collect::<Vec<_>>()
                 .join(" "),
-            err_text.trim()
-        ));
+            status,
+            stderr: err_text.trim().to_string(),
+        });
     }
     Ok((secs, peak))
 }
@@ -199,14 +207,14 @@ fn run_arena(arena: &Path, args: &[&std::ffi::OsStr]) -> Result<(f64, u64), Stri
 /// resource use: its exit status and maximum resident set in KiB. (The
 /// process-wide RUSAGE_CHILDREN would give the largest of all children so
 /// far, not this one's.)
-fn wait_with_peak(pid: u32) -> Result<(i32, u64), String> {
+fn wait_with_peak(pid: u32) -> Result<(i32, u64), BenchError> {
     use nix::libc;
     let mut status: libc::c_int = 0;
     // SAFETY: rusage is plain data that wait4 fills; status is an int.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     let r = unsafe { libc::wait4(pid as libc::pid_t, &mut status, 0, &mut usage) };
     if r < 0 {
-        return Err(format!("wait4: {}", std::io::Error::last_os_error()));
+        return Err(BenchError::Wait(std::io::Error::last_os_error()));
     }
     let code = if libc::WIFEXITED(status) {
         libc::WEXITSTATUS(status)
@@ -214,6 +222,13 @@ fn wait_with_peak(pid: u32) -> Result<(i32, u64), String> {
         128 + libc::WTERMSIG(status)
     };
     Ok((code, usage.ru_maxrss.max(0) as u64))
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> BenchError + '_ {
+    move |source| BenchError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
 }
 
 /// Bytes and files under `dir` (one level).

@@ -8,7 +8,9 @@ use std::time::Instant;
 
 use super::machine::{cores, process_cpu_seconds, reset_peak, status_kib};
 use super::referee::{median, setup};
-use super::{runtime, BenchOptions, InstantBot, StartFigures, TournamentFigures};
+use super::{
+    runtime, BenchError, BenchOptions, Forfeit, InstantBot, StartFigures, TournamentFigures,
+};
 use crate::process::Limits;
 use crate::referee::{run_game, BotSlot, TimeControl};
 use crate::run::config::{FormatKind, Normalized, NormalizedBot};
@@ -20,7 +22,7 @@ fn tournament_once(
     player: RefereePlayer,
     out: &Path,
     concurrency: usize,
-) -> Result<(f64, f64, u64, f64), String> {
+) -> Result<(f64, f64, u64, f64), BenchError> {
     let rt = runtime(None);
     let player = Arc::new(player);
     let opts = RunOptions {
@@ -38,27 +40,26 @@ fn tournament_once(
     let before = status_kib("VmRSS:").unwrap_or(0.0);
     let cpu0 = process_cpu_seconds();
     let start = Instant::now();
-    let summary = rt
-        .block_on(run::run(config, player, &opts))
-        .map_err(|e| format!("bench tournament: {e}"))?;
+    let summary = rt.block_on(run::run(config, player, &opts))?;
     let secs = start.elapsed().as_secs_f64();
     let peak = status_kib("VmHWM:").unwrap_or(0.0);
     drop(rt);
     let cpu = process_cpu_seconds() - cpu0;
-    let records = crate::store::read_records(&out.join(crate::store::GAMES_JSONL))
-        .map_err(|e| format!("bench tournament: {e}"))?;
+    let records = crate::store::read_records(&out.join(crate::store::GAMES_JSONL))?;
     if records.len() != summary.games {
-        return Err(format!(
-            "bench tournament: {} records for {} games",
-            records.len(),
-            summary.games
-        ));
+        return Err(BenchError::RecordCount {
+            records: records.len(),
+            games: summary.games,
+        });
     }
     if let Some(r) = records.iter().find(|r| r.reason.is_forfeit()) {
-        return Err(format!(
-            "bench tournament: game {} was forfeited: {} {:?}",
-            r.index, r.reason, r.detail
-        ));
+        return Err(BenchError::TournamentForfeit {
+            index: r.index,
+            forfeit: Forfeit {
+                reason: r.reason,
+                detail: r.detail.clone(),
+            },
+        });
     }
     let plies = records.iter().map(|r| r.moves.len() as u64).sum();
     Ok((secs, (peak - before).max(0.0), plies, cpu))
@@ -91,7 +92,7 @@ impl Variant {
     }
 }
 
-pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, String> {
+pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, BenchError> {
     let bots = 5;
     let rounds: u32 = if opts.quick { 1 } else { 5 };
     let per_pairing = (opts.tournament_games / rounds / 10).max(2) & !1;
@@ -198,7 +199,7 @@ pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, String
             }
             ratios.push(rate[1] / rate[0]);
         }
-        Ok::<(), String>(())
+        Ok::<(), BenchError>(())
     })();
     let _ = std::fs::remove_dir_all(&dir);
     result?;
@@ -246,7 +247,7 @@ async fn per_game(
     game: Arc<dyn AnyGame>,
     games: u64,
     keep: bool,
-) -> Result<f64, String> {
+) -> Result<f64, BenchError> {
     let limits = Limits::default();
     let mut a = BotSlot::new(bot.spec("a"));
     let mut b = BotSlot::new(bot.spec("b"));
@@ -259,7 +260,10 @@ async fn per_game(
     for g in 0..games {
         let r = run_game(&setup(game.clone(), g + 1), [&mut a, &mut b], keep, &limits).await;
         if r.reason.is_forfeit() {
-            return Err(format!("process start bench: {} {:?}", r.reason, r.detail));
+            return Err(BenchError::StartForfeit(Forfeit {
+                reason: r.reason,
+                detail: r.detail,
+            }));
         }
     }
     let ms = start.elapsed().as_secs_f64() * 1e3 / games as f64;
@@ -271,7 +275,7 @@ async fn per_game(
 /// ms per Dakon game with fresh bots, with kept bots, and with fresh
 /// `arena bot-first` bots (current-thread runtime, one game at a time), each
 /// in two halves ordered kept, fresh, Rust, Rust, fresh, kept.
-pub fn process_start(opts: &BenchOptions) -> Result<StartFigures, String> {
+pub fn process_start(opts: &BenchOptions) -> Result<StartFigures, BenchError> {
     let game: Arc<dyn AnyGame> = Arc::from(games::new_game("dakon", &[]).expect("dakon"));
     let games = opts.start_games();
     let rt = runtime(None);
