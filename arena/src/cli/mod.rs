@@ -187,8 +187,10 @@ impl From<arena::tools::bench::BenchError> for Error {
     fn from(e: arena::tools::bench::BenchError) -> Error {
         use arena::tools::bench::BenchError;
         match e {
-            e @ BenchError::Tournament(arena::run::TournamentError::Interrupted { .. }) => {
-                Error::Interrupted(e.to_string())
+            // Its games are thrown away with its temporary directory: no
+            // "--resume" hint.
+            BenchError::Tournament(arena::run::TournamentError::Interrupted { .. }) => {
+                Error::Interrupted("interrupted".into())
             }
             e => Error::Failed(e.to_string()),
         }
