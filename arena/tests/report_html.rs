@@ -258,7 +258,14 @@ fn screenshots(bin: &Path) {
     };
     let out = PathBuf::from(out);
     std::fs::create_dir_all(&out).unwrap();
-    let records = common::round_robin(&["random-a", "random-b", "random-c", "random-d"], 2, 2000);
+    // The games a user has (those the viewer draws), not the test-only Nim.
+    let games: Vec<&str> = arena_core::games::GAMES
+        .iter()
+        .filter(|g| g.replay_drawer.is_some())
+        .map(|g| g.name)
+        .collect();
+    let bots = ["random-a", "random-b", "random-c", "random-d"];
+    let records = common::round_robin_of(&games, &bots, 2, 2000);
     assert!(!records.is_empty(), "screenshots need the rules engines");
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("random-round-robin");
     let _ = std::fs::remove_dir_all(&dir);

@@ -111,10 +111,17 @@ pub fn tournament(max_plies: usize) -> Vec<GameRecord> {
 
 /// `rounds` double round robins of `bots`, alternating the registered games.
 pub fn round_robin(bots: &[&str], rounds: usize, max_plies: usize) -> Vec<GameRecord> {
-    let games: Vec<Box<dyn AnyGame>> = registered_games()
-        .into_iter()
-        .map(|g| new_game(g, &[]).unwrap())
-        .collect();
+    round_robin_of(&registered_games(), bots, rounds, max_plies)
+}
+
+/// [`round_robin`] over the `games` given, in turn.
+pub fn round_robin_of(
+    games: &[&str],
+    bots: &[&str],
+    rounds: usize,
+    max_plies: usize,
+) -> Vec<GameRecord> {
+    let games: Vec<Box<dyn AnyGame>> = games.iter().map(|g| new_game(g, &[]).unwrap()).collect();
     let mut records = Vec::new();
     if games.is_empty() {
         return records;
