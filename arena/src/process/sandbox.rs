@@ -277,26 +277,15 @@ impl BwrapPlan {
             }
             // bubblewrap makes a missing parent 0700 (or with the mode of the
             // original, /root's 0700): make them traversable for the bot.
-            for anc in dir
-                .ancestors()
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-                .skip(1)
-            {
-                let exists = made.iter().any(|m| m == anc)
-                    || anc == Path::new("/tmp")
-                    || visible.iter().any(|v| anc.starts_with(v));
-                if anc == dir || exists {
-                    continue;
+            if let Some(parent) = dir.parent() {
+                for anc in dirs_to_make(parent, &mut made, &visible) {
+                    push(&[
+                        "--perms".as_ref(),
+                        "0755".as_ref(),
+                        "--dir".as_ref(),
+                        anc.as_os_str(),
+                    ]);
                 }
-                push(&[
-                    "--perms".as_ref(),
-                    "0755".as_ref(),
-                    "--dir".as_ref(),
-                    anc.as_os_str(),
-                ]);
-                made.push(anc.to_path_buf());
             }
             push(&["--ro-bind".as_ref(), source.as_os_str(), dir.as_os_str()]);
             visible.push(dir.clone());
@@ -305,28 +294,13 @@ impl BwrapPlan {
         // A path named with `..` (`/x/bots/../test.py`) is walked through
         // `/x/bots`, which must exist inside even when nothing of it is shown.
         for dir in command.iter().flat_map(|w| walked_dirs(Path::new(w))) {
-            if visible.iter().any(|v| dir.starts_with(v)) || made.contains(&dir) {
-                continue;
-            }
-            for anc in dir
-                .ancestors()
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-                .skip(1)
-            {
-                let exists = made.iter().any(|m| m == anc)
-                    || anc == Path::new("/tmp")
-                    || visible.iter().any(|v| anc.starts_with(v));
-                if !exists {
-                    push(&[
-                        "--perms".as_ref(),
-                        "0755".as_ref(),
-                        "--dir".as_ref(),
-                        anc.as_os_str(),
-                    ]);
-                    made.push(anc.to_path_buf());
-                }
+            for anc in dirs_to_make(&dir, &mut made, &visible) {
+                push(&[
+                    "--perms".as_ref(),
+                    "0755".as_ref(),
+                    "--dir".as_ref(),
+                    anc.as_os_str(),
+                ]);
             }
         }
         for h in hide {
@@ -529,6 +503,29 @@ fn lexical(p: &Path) -> PathBuf {
         }
     }
     out
+}
+
+/// The directories from the root down to `dir` (itself included) that the
+/// sandbox lacks: not made yet (`made`, which they join), not `/tmp` (the
+/// private directory) and not inside anything shown (`visible`).
+fn dirs_to_make(dir: &Path, made: &mut Vec<PathBuf>, visible: &[PathBuf]) -> Vec<PathBuf> {
+    let mut new = Vec::new();
+    for anc in dir
+        .ancestors()
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .skip(1)
+    {
+        let exists = made.iter().any(|m| m == anc)
+            || anc == Path::new("/tmp")
+            || visible.iter().any(|v| anc.starts_with(v));
+        if !exists {
+            made.push(anc.to_path_buf());
+            new.push(anc.to_path_buf());
+        }
+    }
+    new
 }
 
 /// `name` looked up in `path` (an executable file), as a shell would.
