@@ -400,6 +400,89 @@ fn a_sandboxed_bot_cannot_touch_its_opponent_the_run_or_the_host() {
     std::fs::write(&opponent, &original).unwrap();
 }
 
+/// A bot cannot fill the disk, nor the memory with files: sandboxed, what
+/// it writes goes to a /tmp and a /dev/shm of `disk_mb` each, under its own
+/// uid (arena as root) and in a user namespace (arena as `nobody`); beyond,
+/// writes fail and the bot plays on. Unsandboxed (the control) its writes
+/// are not bounded, and its private directory goes after the game all the same.
+#[test]
+fn a_sandboxed_bot_writes_no_more_than_disk_mb() {
+    if !sandbox_works("the disk limit") {
+        return;
+    }
+    let prog = Prog::new();
+    let mut runs = vec![("bwrap", false)];
+    if is_root("the disk limit as nobody") {
+        nix::unistd::chown(
+            &prog.root.join("reports"),
+            Some(nix::unistd::Uid::from_raw(65534)),
+            None,
+        )
+        .unwrap();
+        runs.push(("bwrap", true));
+    }
+    runs.push(("none", false));
+    for (sandbox, as_nobody) in runs {
+        let out = prog.out();
+        let _ = std::fs::remove_dir_all(&out);
+        let tmp = tempfile::tempdir().unwrap();
+        let mut cmd = match_cmd(
+            &out,
+            sandbox,
+            &[
+                "filler=bots/hostile/disk-filler --fill-mb 24".to_string(),
+                "opp=/usr/bin/python3 opponent.py".to_string(),
+            ],
+            &["--games", "1", "--movetime", "5000", "--disk-mb", "8"],
+        );
+        cmd.current_dir(&prog.root).env("TMPDIR", tmp.path());
+        if as_nobody {
+            let mut wrapped = Command::new("setpriv");
+            wrapped
+                .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+                .arg(cmd.get_program())
+                .args(cmd.get_args())
+                .current_dir(&prog.root)
+                .stdin(Stdio::null());
+            cmd = wrapped;
+        }
+        let o = run(cmd);
+        let what = format!("{sandbox}{}", if as_nobody { " as nobody" } else { "" });
+        assert!(
+            o.status.success(),
+            "{what}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let log = logs(&out);
+        let wrote: Vec<u64> = log
+            .lines()
+            .filter_map(|l| l.split("disk-filler wrote ").nth(1))
+            .map(|rest| rest.split(' ').next().unwrap().parse().unwrap())
+            .collect();
+        assert_eq!(wrote.len(), 2, "{what}: {log}");
+        if sandbox == "none" {
+            assert_eq!(wrote, [24, 24], "{what}: the control writes all: {log}");
+        } else {
+            // A tmpfs of 8 MB holds seven or eight files of 1 MB.
+            assert!(
+                wrote.iter().all(|&mb| (6..=8).contains(&mb)),
+                "{what}: {log}"
+            );
+        }
+        for r in records(&out) {
+            assert!(
+                !r.reason.is_forfeit(),
+                "{what}: {:?} {:?}",
+                r.reason,
+                r.detail
+            );
+        }
+        eprintln!("{what}: {wrote:?}");
+        let left: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().flatten().collect();
+        assert!(left.is_empty(), "{what}: left in TMPDIR: {left:?}");
+    }
+}
+
 /// The bot not on move is frozen: a bot that leaves a process spinning gets
 /// (almost) no CPU during its opponent's turns, sandboxed or not, with
 /// cgroups or with its process group; with --ponder it keeps running. Each
@@ -555,23 +638,32 @@ fn a_memory_limit_that_java_and_node_bots_live_with() {
 /// Each bot process has a private directory, fresh for every game, that is
 /// its HOME and TMPDIR (and, sandboxed, its working directory): nothing a
 /// bot leaves there reaches its next game, and nothing of it is left in
-/// arena's temporary directory after the run.
+/// arena's temporary directory after the run. Unsandboxed under a uid of its
+/// own (arena as root, `processes` set) it can write there too.
 #[test]
 fn each_game_gives_a_bot_a_fresh_private_directory() {
-    for sandbox in sandboxes() {
+    let mut runs: Vec<(&str, &[&str])> = sandboxes().into_iter().map(|s| (s, &[][..])).collect();
+    if nix::unistd::geteuid().is_root() {
+        runs.push(("none", &["--processes", "32"]));
+    }
+    for (sandbox, limits) in runs {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("run");
         let arena_tmp = dir.path().join("tmp");
         std::fs::create_dir(&arena_tmp).unwrap();
+        // A bot uid enters its working directory and runs the system's
+        // Python (root's pyenv is closed to it).
+        chmod_tree(dir.path());
+        let python = match limits {
+            [] => runs::python(),
+            _ => "/usr/bin/python3",
+        };
         let bots = [
-            format!(
-                "probe={} {} --mode private-probe",
-                runs::python(),
-                testbot()
-            ),
+            format!("probe={python} {} --mode private-probe", testbot()),
             format!("first={ARENA} bot-first"),
         ];
         let mut cmd = match_cmd(&out, sandbox, &bots, &["--games", "2"]);
+        cmd.args(limits);
         // Unsandboxed, the working directory is the program's own (here
         // this temporary one), shared by its games.
         cmd.current_dir(dir.path()).env("TMPDIR", &arena_tmp);

@@ -39,6 +39,7 @@ fn limits() -> ResourceLimits {
         open_files: Some(64),
         file_size_bytes: Some(1 << 20),
         stderr_bytes: Some(64 << 10),
+        disk_bytes: None,
     }
 }
 
@@ -312,6 +313,7 @@ async fn resource_limits_are_applied_before_exec() {
         open_files: Some(44),
         file_size_bytes: Some(5 << 20),
         stderr_bytes: None,
+        disk_bytes: None,
     };
     spec.cwd = Some(std::env::temp_dir());
     let mut bot = Bot::start(Arc::new(spec), &Limits::default(), None)

@@ -72,6 +72,9 @@ legal move after attacking; what they managed goes to stderr as
     read-environ       read its parent's environment, and look for
                        --victim TEXT in every process's environment
 
+    disk-filler        at its first decision, write up to --fill-mb MB
+                       (default 256) of files into TMPDIR, then as much into
+                       /dev/shm, and say how much each took
     private-probe      at its first decision, say whether files it leaves in
                        its working directory, HOME and TMPDIR are there
                        (from an earlier game), then leave them
@@ -98,6 +101,7 @@ def main():
                     help="at start, try to create the file PATH and log the result")
     ap.add_argument("--marker", default="", help="ignored (found in the process table by tests)")
     ap.add_argument("--victim", default="", help="what an attack mode aims at")
+    ap.add_argument("--fill-mb", type=int, default=256, help="what disk-filler tries to write")
     ap.add_argument("--plant", default="", help="symlink-planter: where to plant the link")
     ap.add_argument("--append", default="", help="trojan: a file to append a forged line to")
     args = ap.parse_args()
@@ -310,6 +314,7 @@ ATTACKS = {
     "escape-setsid", "escape-setpgid", "escape-daemon", "escape-double-fork",
     "eof-ignorer", "kill-parent", "stop-opponent", "cpu-thief",
     "symlink-planter", "trojan", "remount", "read-environ", "private-probe",
+    "disk-filler",
 }
 
 THIEF = {}
@@ -454,6 +459,18 @@ def attack(mode, args, decisions, log):
                 wrote = "could not write (%s)" % e
             report(log, "private-probe %s %s: %s, %s" % (
                 what, where, "FOUND" if before else "fresh", wrote))
+    elif mode == "disk-filler" and first:
+        chunk = b"\xa5" * (1 << 20)
+        for where in (os.environ.get("TMPDIR", "/tmp"), "/dev/shm"):
+            wrote = 0
+            try:
+                while wrote < args.fill_mb:
+                    with open(os.path.join(where, "fill%d" % wrote), "wb") as f:
+                        f.write(chunk)
+                    wrote += 1
+            except OSError:
+                pass
+            report(log, "disk-filler wrote %d MB to %s" % (wrote, where))
     elif mode == "read-environ" and first:
         try:
             with open("/proc/%d/environ" % os.getppid(), "rb") as f:

@@ -136,6 +136,10 @@ struct LimitArgs {
     /// Stderr kept per bot per game, in kB (the rest is discarded).
     #[arg(long, value_name = "KB", value_parser = clap::value_parser!(u64).range(1..))]
     stderr_kb: Option<u64>,
+    /// What a sandboxed bot may write, in MB: its /tmp and its /dev/shm
+    /// hold this much each (default 64).
+    #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
+    disk_mb: Option<u64>,
 }
 
 impl From<&LimitArgs> for LimitSettings {
@@ -148,6 +152,7 @@ impl From<&LimitArgs> for LimitSettings {
             open_files: a.open_files,
             file_size_mb: a.file_size_mb,
             stderr_kb: a.stderr_kb,
+            disk_mb: a.disk_mb,
         }
     }
 }

@@ -175,7 +175,8 @@ pub struct Bot {
     done: bool,
     /// Its `HOME`, `TMPDIR` (and, sandboxed, working directory): removed
     /// after the bot is gone (fields drop after [`Bot`]'s `drop`).
-    _private: PrivateDir,
+    /// An unsandboxed bot's HOME, removed with the bot.
+    _private: Option<PrivateDir>,
 }
 
 impl std::fmt::Debug for Bot {
@@ -222,17 +223,20 @@ impl Bot {
         // (root ignores RLIMIT_NPROC), run under a uid of their own.
         let uid =
             (root && (sandboxed || spec.resources.processes.is_some())).then(process::next_bot_uid);
-        let private = PrivateDir::create(uid, sandboxed.then_some(cwd.as_path()))?;
+        let private = if sandboxed {
+            None
+        } else {
+            Some(PrivateDir::create(uid)?)
+        };
         let cgroup = Cgroup::create();
         let res = spec.resources.clone();
         let limited = res.any_rlimit();
 
         // The environment: later entries replace earlier ones; the bot's own
         // `env` cannot move HOME or TMPDIR out of its private directory.
-        let home: OsString = if sandboxed {
-            "/tmp".into()
-        } else {
-            private.path().into()
+        let home: OsString = match &private {
+            Some(dir) => dir.path().into(),
+            None => "/tmp".into(),
         };
         let mut env: Vec<(OsString, OsString)> = vec![
             ("PATH".into(), path.clone()),
@@ -242,7 +246,9 @@ impl Bot {
             BwrapPlan::new(
                 &spec.command,
                 &cwd,
-                private.path(),
+                spec.resources
+                    .disk_bytes
+                    .unwrap_or(process::limits::DEFAULT_DISK_BYTES),
                 &limits.hide,
                 uid,
                 &path,

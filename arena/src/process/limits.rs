@@ -38,7 +38,16 @@ pub struct ResourceLimits {
     pub file_size_bytes: Option<u64>,
     /// Bytes of stderr kept in the game's log (overrides [`Limits::log_cap`]).
     pub stderr_bytes: Option<u64>,
+    /// Size of a sandboxed bot's writable directories (`/tmp`, and
+    /// `/dev/shm` apart), bytes; `None` for [`DEFAULT_DISK_BYTES`]. Writes
+    /// beyond fail with "no space left on device".
+    pub disk_bytes: Option<u64>,
 }
+
+/// What a sandboxed bot may write by default: enough for a JVM's or a
+/// compiler's scratch files, not enough to fill the machine's disk or, the
+/// directories being in memory, its memory.
+pub const DEFAULT_DISK_BYTES: u64 = 64 << 20;
 
 impl ResourceLimits {
     /// Whether any limit must be set with `setrlimit`.
@@ -79,6 +88,9 @@ pub struct LimitSettings {
     pub file_size_mb: Option<u64>,
     /// Stderr kept per bot per game, in kB (the rest is discarded).
     pub stderr_kb: Option<u64>,
+    /// What a sandboxed bot may write, in MB: its /tmp and its /dev/shm
+    /// hold this much each (default 64).
+    pub disk_mb: Option<u64>,
 }
 
 /// A limit of zero, which would make a bot unusable.
@@ -97,6 +109,7 @@ impl LimitSettings {
             ("open_files", self.open_files),
             ("file_size_mb", self.file_size_mb),
             ("stderr_kb", self.stderr_kb),
+            ("disk_mb", self.disk_mb),
         ];
         if let Some((key, _)) = keys.iter().find(|(_, v)| *v == Some(0)) {
             return Err(ZeroLimit(key));
@@ -110,6 +123,7 @@ impl LimitSettings {
             open_files: self.open_files,
             file_size_bytes: mb(self.file_size_mb),
             stderr_bytes: self.stderr_kb.map(|v| v.saturating_mul(1 << 10)),
+            disk_bytes: mb(self.disk_mb),
         })
     }
 }

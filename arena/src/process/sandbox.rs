@@ -5,11 +5,11 @@
 //! `/opt`...), its program directory read-only at its own path, what its
 //! command resolves to when that lives elsewhere (an interpreter under a
 //! home directory: pyenv, nvm, conda, rustup), a fresh `/proc` and `/dev`,
-//! and its private directory as `/tmp` (also its `HOME`, `TMPDIR` and
-//! working directory, with the program directory's entries linked into it so
-//! that relative paths work). Nothing else: not the run directory (masked
-//! where it lies inside a visible directory), not other bots' private
-//! directories, not home directories. It has its own PID, IPC, UTS, network
+//! and a private `/tmp` (also its `HOME`, `TMPDIR` and working directory,
+//! with the program directory's entries linked into it so that relative
+//! paths work) and `/dev/shm`, tmpfs of a bounded size. Nothing else: not
+//! the run directory (masked where it lies inside a visible directory), not
+//! other bots' files, not home directories. It has its own PID, IPC, UTS, network
 //! and cgroup namespaces, no capabilities, no new privileges, and dies with
 //! the referee.
 //!
@@ -65,8 +65,6 @@ pub enum Unusable {
     /// arena runs as root and needs setpriv to drop to a bot's uid.
     #[error("setpriv is not on PATH (it is in util-linux)")]
     NoSetpriv,
-    #[error("private directory: {0}")]
-    PrivateDir(Arc<io::Error>),
     #[error("bwrap cannot be run: {0}")]
     CannotRun(Arc<io::Error>),
     /// bwrap ran `true` and failed: its exit status and last stderr line.
@@ -129,11 +127,10 @@ fn probe() -> Result<(), Unusable> {
         return Err(Unusable::NoSetpriv);
     }
     let uid = root.then(super::next_bot_uid);
-    let private = PrivateDir::create(uid, None).map_err(|e| Unusable::PrivateDir(Arc::new(e)))?;
     let plan = BwrapPlan::new(
         &["true".into()],
         Path::new("/"),
-        private.path(),
+        super::limits::DEFAULT_DISK_BYTES,
         &[],
         uid,
         &path,
@@ -179,14 +176,15 @@ pub struct BwrapPlan {
 
 impl BwrapPlan {
     /// The sandbox for `command` (argv, as the config gives it) whose
-    /// program directory is `program_dir`, with `private` as its writable
-    /// directory; `hide` lists paths it must not see even inside a visible
-    /// directory (the run directory); `uid` is the uid to drop to when
-    /// bubblewrap runs as root; `path` is the `PATH` the bot gets.
+    /// program directory is `program_dir`, writing at most `tmp_bytes` to
+    /// its `/tmp` (and as much to `/dev/shm`); `hide` lists paths it must
+    /// not see even inside a visible directory (the run directory); `uid`
+    /// is the uid to drop to when bubblewrap runs as root; `path` is the
+    /// `PATH` the bot gets.
     pub fn new(
         command: &[String],
         program_dir: &Path,
-        private: &Path,
+        tmp_bytes: u64,
         hide: &[PathBuf],
         uid: Option<u32>,
         path: &OsStr,
@@ -240,15 +238,27 @@ impl BwrapPlan {
                 _ => {}
             }
         }
+        // Its writable directories are tmpfs of a bounded size, fresh for
+        // each bot process and gone with it: a bot cannot fill the disk, nor
+        // (unprivileged, where /dev/shm would be bubblewrap's /dev, as large
+        // as half the memory) the memory.
+        let size = tmp_bytes.to_string();
         push(&[
             "--proc".as_ref(),
             "/proc".as_ref(),
             "--dev".as_ref(),
             "/dev".as_ref(),
-            "--bind".as_ref(),
-            private.as_os_str(),
-            "/tmp".as_ref(),
         ]);
+        for dir in ["/dev/shm", "/tmp"] {
+            push(&[
+                "--perms".as_ref(),
+                "1777".as_ref(),
+                "--size".as_ref(),
+                size.as_ref(),
+                "--tmpfs".as_ref(),
+                dir.as_ref(),
+            ]);
+        }
         let mut plan = BwrapPlan::default();
         let mut wanted = vec![program_dir.to_path_buf()];
         for root in interpreter_roots(command, program_dir, path, &mut plan.env) {
@@ -270,9 +280,10 @@ impl BwrapPlan {
             })
             .collect();
         for (source, dir) in places {
-            // `/`, or a directory that holds the private ones, would show
-            // everything or other bots' directories: not mounted.
-            if private.starts_with(&dir) || visible.iter().any(|v| dir.starts_with(v)) {
+            // `/`, or a directory that holds the private ones of unsandboxed
+            // bots, would show everything or other bots' files: not mounted.
+            let boxes = box_root_of(std::process::id());
+            if boxes.starts_with(&dir) || visible.iter().any(|v| dir.starts_with(v)) {
                 continue;
             }
             // bubblewrap makes a missing parent 0700 (or with the mode of the
@@ -314,6 +325,21 @@ impl BwrapPlan {
                 ]);
             }
         }
+        // The program directory's entries, linked into /tmp (its working
+        // directory) so that relative paths work; not over a mount point.
+        if let Ok(entries) = fs::read_dir(program_dir) {
+            for entry in entries.flatten() {
+                let link = Path::new("/tmp").join(entry.file_name());
+                if made.iter().chain(&visible).any(|m| m.starts_with(&link)) {
+                    continue;
+                }
+                push(&[
+                    "--symlink".as_ref(),
+                    entry.path().as_os_str(),
+                    link.as_os_str(),
+                ]);
+            }
+        }
         push(&["--chdir".as_ref(), "/tmp".as_ref(), "--".as_ref()]);
         if let Some(uid) = uid {
             let id = uid.to_string();
@@ -342,7 +368,7 @@ pub fn view(command: &[String], program_dir: &Path) -> String {
     let plan = BwrapPlan::new(
         command,
         program_dir,
-        Path::new("/nonexistent"),
+        super::limits::DEFAULT_DISK_BYTES,
         &[],
         None,
         &path,
@@ -356,8 +382,9 @@ pub fn view(command: &[String], program_dir: &Path) -> String {
     seen.extend(plan.extra.iter().map(|p| p.display().to_string()));
     seen.dedup();
     format!(
-        "it sees {} and {} read-only, a fresh /proc and /dev, and its private directory as /tmp \
-         (its HOME, TMPDIR and working directory, with the program directory's entries linked in); \
+        "it sees {} and {} read-only, a fresh /proc and /dev, and a private /tmp (its HOME, \
+         TMPDIR and working directory, with the program directory's entries linked in) and \
+         /dev/shm, in memory, of disk_mb each (64 MB unless set); \
          nothing else: no network, no home directories, no other bot's files",
         system.join(", "),
         seen.join(", ")
@@ -543,7 +570,7 @@ pub fn find_on_path(name: &OsStr, path: &OsStr) -> Option<PathBuf> {
 // Private directories.
 
 /// Where this process's private directories live: made when the first
-/// one is, mode 0700, removed with the last one (and at exit by the keeper
+/// one is, mode 0711, removed with the last one (and at exit by the keeper
 /// if the referee was killed), so that no process, a test binary included,
 /// leaves it behind.
 fn box_root_of(pid: u32) -> PathBuf {
@@ -560,8 +587,10 @@ fn box_root_enter() -> io::Result<PathBuf> {
     if *live == 0 {
         // A leftover of an earlier process with the same pid.
         let _ = fs::remove_dir_all(&dir);
+        // 0711: an unsandboxed bot under a uid of its own reaches its own
+        // directory (0700, its own) without seeing the others.
         fs::DirBuilder::new()
-            .mode(0o700)
+            .mode(0o711)
             .create(&dir)
             .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", dir.display())))?;
     }
@@ -585,24 +614,22 @@ pub fn remove_box_root(pid: u32) {
     let _ = fs::remove_dir_all(box_root_of(pid));
 }
 
-/// A bot's private writable directory: fresh for each bot process, shared
-/// with no other bot and no run file, removed when dropped.
+/// An unsandboxed bot's private writable directory (its HOME and TMPDIR):
+/// fresh for each bot process, shared with no other bot and no run file,
+/// removed when dropped. A sandboxed bot has a tmpfs instead
+/// ([`BwrapPlan::new`]).
 #[derive(Debug)]
 pub struct PrivateDir {
     path: PathBuf,
 }
 
 impl PrivateDir {
-    /// Makes one, owned by `uid` (when arena is root), with the entries of
-    /// `program_dir` linked into it (for a sandboxed bot, whose working
-    /// directory it is).
-    pub fn create(uid: Option<u32>, program_dir: Option<&Path>) -> io::Result<PrivateDir> {
+    /// Makes one, owned by `uid` (when arena is root).
+    pub fn create(uid: Option<u32>) -> io::Result<PrivateDir> {
         use std::sync::atomic::{AtomicU64, Ordering};
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let path = box_root_enter()?.join(NEXT.fetch_add(1, Ordering::Relaxed).to_string());
-        // 0711: bubblewrap running as root without capabilities must enter
-        // it; nobody else can reach it through the 0700 box root.
-        if let Err(e) = fs::DirBuilder::new().mode(0o711).create(&path) {
+        if let Err(e) = fs::DirBuilder::new().mode(0o700).create(&path) {
             box_root_leave();
             return Err(e);
         }
@@ -611,11 +638,6 @@ impl PrivateDir {
             let id = Some(nix::unistd::Uid::from_raw(uid));
             let gid = Some(nix::unistd::Gid::from_raw(uid));
             nix::unistd::chown(&dir.path, id, gid).map_err(io::Error::from)?;
-        }
-        if let Some(prog) = program_dir {
-            for entry in fs::read_dir(prog)?.flatten() {
-                let _ = std::os::unix::fs::symlink(entry.path(), dir.path.join(entry.file_name()));
-            }
         }
         Ok(dir)
     }
