@@ -483,6 +483,58 @@ fn a_sandboxed_bot_writes_no_more_than_disk_mb() {
     }
 }
 
+/// Memory a bot holds without mapping it (a memfd written and kept) counts
+/// against `memory_mb` where arena can make memory cgroups (the kernel
+/// charges it there): the bot is killed and loses with `memory limit`,
+/// sandboxed or not. The control, with cgroups off, shows what the resident
+/// memory watchdog alone lets through.
+#[test]
+fn memory_no_process_maps_counts_against_the_limit() {
+    if !arena::process::memcg::available() {
+        eprintln!("SKIPPED the kernel memory limit: no writable cgroup v1 memory hierarchy");
+        return;
+    }
+    let bots = [
+        format!("hog={} --fill-mb 300", hostile("memfd-hog")),
+        format!("first={ARENA} bot-first"),
+    ];
+    let extra = ["--games", "2", "--memory-mb", "128", "--movetime", "5000"];
+    for (sandbox, cgroups) in sandboxes()
+        .into_iter()
+        .map(|s| (s, "on"))
+        .chain([("none", "off")])
+    {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("run");
+        let mut cmd = match_cmd(&out, sandbox, &bots, &extra);
+        if cgroups == "off" {
+            cmd.env("ARENA_CGROUPS", "off");
+        }
+        let o = run(cmd);
+        assert!(
+            o.status.success(),
+            "{sandbox}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let recs = records(&out);
+        assert_eq!(recs.len(), 2, "{sandbox}");
+        let log = logs(&out);
+        for r in &recs {
+            let hog = r.seats.iter().position(|s| s.name == "hog");
+            if cgroups == "on" {
+                assert_eq!(
+                    (r.reason, r.offender, r.detail.as_deref()),
+                    (Reason::Crash, hog, Some("memory limit (128 MB)")),
+                    "{sandbox}: {log}"
+                );
+            } else {
+                assert!(r.offender.is_none(), "{sandbox}: {:?}", r.detail);
+                assert!(log.contains("memfd-hog held 300 MB"), "{log}");
+            }
+        }
+    }
+}
+
 /// The bot not on move is frozen: a bot that leaves a process spinning gets
 /// (almost) no CPU during its opponent's turns, sandboxed or not, with
 /// cgroups or with its process group; with --ponder it keeps running. Each
@@ -557,7 +609,9 @@ fn the_bot_not_on_move_is_frozen_unless_pondering_is_allowed() {
 /// `memory_mb` limits resident memory, so bots in the languages people use
 /// run under it (a JVM reserves gigabytes of address space): a Java and a
 /// Node.js bot play under 256 MB, and a Java bot that keeps allocating loses
-/// with `crash`, `memory limit (256 MB)`.
+/// with `crash`, `memory limit (256 MB)`, or, where the JVM sees the limit
+/// (unsandboxed in a memory cgroup: it sizes its heap by it), on its own
+/// `OutOfMemoryError`.
 #[test]
 fn a_memory_limit_that_java_and_node_bots_live_with() {
     let have = |tool: &str| Command::new(tool).arg("--version").output().is_ok();
@@ -627,11 +681,17 @@ fn a_memory_limit_that_java_and_node_bots_live_with() {
             (Reason::Crash, Some(0)),
             "{sandbox}: {r:?}"
         );
-        assert_eq!(
-            r.detail.as_deref(),
-            Some("memory limit (256 MB)"),
-            "{sandbox}"
-        );
+        let jvm_saw_it = sandbox == "none"
+            && arena::process::memcg::available()
+            && logs(&out).contains("java.lang.OutOfMemoryError");
+        if !jvm_saw_it {
+            assert_eq!(
+                r.detail.as_deref(),
+                Some("memory limit (256 MB)"),
+                "{sandbox}: {}",
+                logs(&out)
+            );
+        }
     }
 }
 

@@ -75,6 +75,9 @@ legal move after attacking; what they managed goes to stderr as
     disk-filler        at its first decision, write up to --fill-mb MB
                        (default 256) of files into TMPDIR, then as much into
                        /dev/shm, and say how much each took
+    memfd-hog          at its first decision, write --fill-mb MB into a
+                       memfd it never maps (memory no process's RSS shows),
+                       say how much it holds, and keep it
     private-probe      at its first decision, say whether files it leaves in
                        its working directory, HOME and TMPDIR are there
                        (from an earlier game), then leave them
@@ -314,10 +317,11 @@ ATTACKS = {
     "escape-setsid", "escape-setpgid", "escape-daemon", "escape-double-fork",
     "eof-ignorer", "kill-parent", "stop-opponent", "cpu-thief",
     "symlink-planter", "trojan", "remount", "read-environ", "private-probe",
-    "disk-filler",
+    "disk-filler", "memfd-hog",
 }
 
 THIEF = {}
+HOARD = []
 
 
 def report(log, text):
@@ -471,6 +475,14 @@ def attack(mode, args, decisions, log):
             except OSError:
                 pass
             report(log, "disk-filler wrote %d MB to %s" % (wrote, where))
+    elif mode == "memfd-hog" and first:
+        fd = os.memfd_create("hoard")
+        chunk = b"\x5a" * (1 << 20)
+        held = 0
+        while held < args.fill_mb and os.write(fd, chunk) == len(chunk):
+            held += 1
+        HOARD.append(fd)
+        report(log, "memfd-hog held %d MB" % held)
     elif mode == "read-environ" and first:
         try:
             with open("/proc/%d/environ" % os.getppid(), "rb") as f:

@@ -30,6 +30,7 @@ use super::limits::{apply_prlimits, apply_rlimits, Limits};
 use super::line_reader::{LineReadError, LineReader};
 use super::log_sink::{remove_log, spawn_drain, LogSink};
 use super::members::Members;
+use super::memcg::MemoryCgroup;
 use super::sandbox::{self, BwrapPlan, PrivateDir, Sandbox};
 use super::spec::BotSpec;
 use super::watchdog::{self, Watch};
@@ -229,6 +230,7 @@ impl Bot {
             Some(PrivateDir::create(uid)?)
         };
         let cgroup = Cgroup::create();
+        let memcg = spec.resources.memory_bytes.and_then(MemoryCgroup::create);
         let res = spec.resources.clone();
         let limited = res.any_rlimit();
 
@@ -271,7 +273,7 @@ impl Bot {
         // Sandboxed with a cgroup or limits, bubblewrap waits once its
         // namespaces exist (fd 3) and says its child's pid (fd 4), so that
         // both are set before the bot runs.
-        let hold = sandboxed && (cgroup.is_some() || limited);
+        let hold = sandboxed && (cgroup.is_some() || memcg.is_some() || limited);
         let (block, info) = if hold {
             let (br, bw) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)?;
             let (ir, iw) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)?;
@@ -310,11 +312,12 @@ impl Bot {
                 // Limits and another uid can only be set in the child.
                 let drop_to = uid;
                 let join = cgroup.as_ref().map(Cgroup::procs_fd);
-                let hook = (limited || drop_to.is_some()).then(|| {
+                let join_memory = memcg.as_ref().map(MemoryCgroup::procs_fd);
+                let hook = (limited || drop_to.is_some() || join_memory.is_some()).then(|| {
                     let res = res.clone();
                     Box::new(move || {
-                        if let Some(fd) = join {
-                            // SAFETY: the cgroup's descriptor outlives the spawn.
+                        for fd in [join, join_memory].into_iter().flatten() {
+                            // SAFETY: the cgroups' descriptors outlive the spawn.
                             let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
                             nix::unistd::write(fd, b"0")?;
                         }
@@ -353,6 +356,10 @@ impl Bot {
                     cg.add(spawned.child.id());
                     cg.add(child);
                 }
+                if let Some(cg) = &memcg {
+                    cg.add(spawned.child.id());
+                    cg.add(child);
+                }
                 apply_prlimits(child, &res)
             };
             if let Err(e) = hold_up() {
@@ -371,7 +378,7 @@ impl Bot {
             stderr,
         } = spawned;
         let pid = child.id();
-        let members = Arc::new(Members::new(pid, cgroup, sandboxed));
+        let members = Arc::new(Members::new(pid, cgroup, sandboxed, memcg));
         let memory = spec
             .resources
             .memory_bytes
@@ -660,11 +667,9 @@ impl Bot {
             }
             _ => otherwise.to_string(),
         };
-        if let Some(w) = self.memory.as_ref().filter(|w| w.tripped()) {
-            return BotFailure::new(
-                Reason::Crash,
-                format!("memory limit ({} MB)", w.limit() >> 20),
-            );
+        let over = self.memory.as_ref().is_some_and(|w| w.tripped()) || self.members.over_memory();
+        if let (true, Some(limit)) = (over, self.spec.resources.memory_bytes) {
+            return BotFailure::new(Reason::Crash, format!("memory limit ({} MB)", limit >> 20));
         }
         let detail = if partial > 0 {
             format!("{status} (after an unfinished line of {partial} bytes)")

@@ -150,6 +150,9 @@ fn keep(referee: Pid, watched: SigSet) -> ! {
             super::cgroup::kill_tree(&dir);
         }
         sweep(|_| true);
+        if let Some(dir) = super::memcg::root_of(pid) {
+            super::memcg::remove_tree(&dir);
+        }
         super::sandbox::remove_box_root(pid);
     }
     match status {
@@ -286,5 +289,6 @@ pub fn finish() {
     crate::process::bot::kill_all_live();
     super::cgroup::remove_root();
     sweep_orphans();
+    super::memcg::remove_root();
     super::sandbox::remove_box_root(std::process::id());
 }

@@ -10,6 +10,7 @@ use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
 
 use super::cgroup::Cgroup;
+use super::memcg::MemoryCgroup;
 
 #[derive(Debug)]
 pub struct Members {
@@ -18,15 +19,29 @@ pub struct Members {
     cgroup: Option<Cgroup>,
     /// Whether `leader` is bubblewrap rather than the bot itself.
     sandboxed: bool,
+    /// Dropped after `cgroup` has killed what was in it.
+    memcg: Option<MemoryCgroup>,
 }
 
 impl Members {
-    pub fn new(leader: i32, cgroup: Option<Cgroup>, sandboxed: bool) -> Self {
+    pub fn new(
+        leader: i32,
+        cgroup: Option<Cgroup>,
+        sandboxed: bool,
+        memcg: Option<MemoryCgroup>,
+    ) -> Self {
         Members {
             leader,
             cgroup,
             sandboxed,
+            memcg,
         }
+    }
+
+    /// Whether the kernel killed the bot for its memory (where a memory
+    /// cgroup holds its limit).
+    pub fn over_memory(&self) -> bool {
+        self.memcg.as_ref().is_some_and(MemoryCgroup::oom_killed)
     }
 
     /// Stops every process of the bot (`true`) or lets them run again.

@@ -12,7 +12,8 @@
 //! - [`cgroup`]: a cgroup per bot where arena may make them;
 //! - [`members`]: a bot's processes as one thing to freeze, kill, measure;
 //! - [`spawn`]: starting a bot without `fork`, waiting for it by pidfd;
-//! - [`watchdog`]: the resident-memory limit;
+//! - [`memcg`]: the memory limit in the kernel, where it can be set;
+//! - [`watchdog`]: the resident-memory limit, everywhere;
 //! - [`keeper`]: nothing outlives its game or the referee (keeper process,
 //!   subreaper, orphan sweeps).
 
@@ -23,6 +24,7 @@ pub mod limits;
 pub mod line_reader;
 pub mod log_sink;
 pub mod members;
+pub mod memcg;
 pub mod sandbox;
 pub mod spawn;
 pub mod spec;

@@ -1,12 +1,15 @@
 //! The memory limit (`memory_mb`): one thread sums the resident memory of
 //! each watched bot's processes every few milliseconds (shared pages once:
-//! [`memory_bytes`]) and kills a bot over its limit. Resident memory, not address space: a JVM reserves gigabytes
-//! of addresses and touches a few dozen megabytes, and an address-space
+//! [`memory_bytes`]) and kills a bot over its limit. Resident memory, not
+//! address space: a JVM reserves gigabytes of addresses and touches a few
+//! dozen megabytes, and an address-space
 //! limit (`address_space_mb`, RLIMIT_AS) that lets a Java bot start at all
 //! lets a C bot use all of it.
 //!
 //! Between two looks a bot can grow by what it touches in [`TICK`] (tens of
-//! megabytes at most), so the limit holds within that margin.
+//! megabytes at most), so the limit holds within that margin. Memory no
+//! process maps (a memfd, tmpfs files) is not resident memory of anyone:
+//! only a memory cgroup ([`super::memcg`]) counts it.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
@@ -33,11 +36,6 @@ impl Watch {
     /// Whether the watchdog killed the bot for its memory.
     pub fn tripped(&self) -> bool {
         self.tripped.load(Ordering::Acquire)
-    }
-
-    /// The limit, in bytes.
-    pub fn limit(&self) -> u64 {
-        self.limit
     }
 
     /// Looks once; returns false when the bot is gone (stop watching it).

@@ -1,6 +1,6 @@
 //! Ratings files: reads finished games (`games.csv` or `games.jsonl`) and
 //! writes `ratings.csv`, `crosstable.csv` and `los.csv` from
-//! [`Ratings`](crate::rating::Ratings). Column meanings and formulas:
+//! [`crate::rating::Ratings`]. Column meanings and formulas:
 //! `docs/statistics.md`.
 
 use std::borrow::Cow;

@@ -276,7 +276,7 @@ pub struct RefereeFigures {
     /// and each game of `arena tournament`).
     pub us_per_move_c1: f64,
     /// µs per move seen by each game, two games at once, each on a thread of
-    /// its own ([`Lanes`], as `arena tournament --concurrency 2`).
+    /// its own ([`Lanes`](crate::lanes::Lanes), as `arena tournament --concurrency 2`).
     pub us_per_move_c2: f64,
     /// The same on one work-stealing runtime with 2 workers (what `arena
     /// tournament` did before lanes), for comparison.
