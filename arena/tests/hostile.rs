@@ -333,6 +333,51 @@ async fn resource_limits_are_applied_before_exec() {
     }
 }
 
+/// The cgroups a process makes for its bots go when it exits, even if it
+/// never reaches the end of an arena command (a test binary, a program on
+/// the library): this test runs itself again as that process, which starts
+/// and kills one bot with a memory limit, and then looks for what it made.
+#[tokio::test]
+async fn a_process_leaves_no_cgroup_behind() {
+    use arena::process::{cgroup, memcg};
+    if std::env::var_os("ARENA_TEST_CGROUP_CHILD").is_some() {
+        let mut spec = BotSpec::new(
+            "c",
+            vec!["/bin/sh".into(), "-c".into(), "read x; echo ready".into()],
+        );
+        spec.sandbox = Sandbox::None;
+        spec.resources.memory_bytes = Some(64 << 20);
+        spec.cwd = Some(std::env::temp_dir());
+        let mut bot = Bot::start(Arc::new(spec), &Limits::default(), None)
+            .await
+            .unwrap();
+        bot.kill().await;
+        return;
+    }
+    if !cgroup::available() && !memcg::available() {
+        eprintln!("SKIPPED: no cgroups can be made here");
+        return;
+    }
+    let child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "a_process_leaves_no_cgroup_behind"])
+        .env("ARENA_TEST_CGROUP_CHILD", "1")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let done = child.wait_with_output().unwrap();
+    let out = String::from_utf8_lossy(&done.stdout);
+    assert!(done.status.success() && out.contains("1 passed"), "{out}");
+    let made: Vec<PathBuf> = [cgroup::root_of(pid), memcg::root_of(pid)]
+        .into_iter()
+        .flatten()
+        .collect();
+    assert!(!made.is_empty());
+    for dir in made {
+        assert!(!dir.exists(), "left behind: {}", dir.display());
+    }
+}
+
 /// Plays one game of a probing test bot (in `cwd`) against the instant bot
 /// and returns the record and the bot's stderr log.
 async fn probe_game(spec: BotSpec, tag: &str) -> (GameRecord, String) {

@@ -33,6 +33,7 @@ fn root() -> Option<&'static Path> {
         }
         // cgroup.kill came with Linux 5.14; without it the fallback is better.
         if dir.join("cgroup.kill").exists() {
+            super::keeper::at_exit(remove_root_at_exit);
             Some(dir)
         } else {
             let _ = fs::remove_dir(&dir);
@@ -235,7 +236,12 @@ pub fn release(cg: Cgroup) {
     }
 }
 
-/// Removes this process's cgroups: at exit.
+extern "C" fn remove_root_at_exit() {
+    remove_root();
+}
+
+/// Removes this process's cgroups: at exit (also from `atexit`, for a
+/// process that never calls [`super::keeper::finish`], a test binary).
 pub fn remove_root() {
     if let Some(root) = root() {
         POOL.lock().unwrap_or_else(|e| e.into_inner()).clear();

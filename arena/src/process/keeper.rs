@@ -283,6 +283,16 @@ fn sweep(orphan: impl Fn(&procfs::process::Stat) -> bool) {
     }
 }
 
+/// Runs `f` when this process exits normally (`exit`, the end of `main`),
+/// whoever exits: what a process made outside itself (cgroups) goes even
+/// when it never reaches [`finish`], as a test binary does not.
+pub fn at_exit(f: extern "C" fn()) {
+    // SAFETY: `f` is a plain function with no arguments, as atexit expects.
+    unsafe {
+        nix::libc::atexit(f);
+    }
+}
+
 /// The end of a command that ran bots: every bot, every orphan, every bot
 /// cgroup and private directory goes.
 pub fn finish() {

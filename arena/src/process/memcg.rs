@@ -35,7 +35,12 @@ fn root() -> Option<&'static Path> {
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
             Err(_) => return None,
         }
-        dir.join("memory.limit_in_bytes").exists().then_some(dir)
+        if !dir.join("memory.limit_in_bytes").exists() {
+            let _ = fs::remove_dir(&dir);
+            return None;
+        }
+        super::keeper::at_exit(remove_root_at_exit);
+        Some(dir)
     })
     .as_deref()
 }
@@ -169,7 +174,11 @@ impl Drop for MemoryCgroup {
     }
 }
 
-/// Removes this process's memory cgroups: at exit.
+extern "C" fn remove_root_at_exit() {
+    remove_root();
+}
+
+/// Removes this process's memory cgroups: at exit (also from `atexit`).
 pub fn remove_root() {
     if let Some(root) = root() {
         remove_tree(root);

@@ -9,9 +9,9 @@
 //! with the program directory's entries linked into it so that relative
 //! paths work) and `/dev/shm`, tmpfs of a bounded size. Nothing else: not
 //! the run directory (masked where it lies inside a visible directory), not
-//! other bots' files, not home directories. It has its own PID, IPC, UTS, network
-//! and cgroup namespaces, no capabilities, no new privileges, and dies with
-//! the referee.
+//! other bots' files, not home directories. It has its own PID, IPC, UTS,
+//! network and cgroup namespaces, no capabilities, no new privileges, and
+//! dies with the referee.
 //!
 //! When arena runs as root, bubblewrap runs as root (so that it can mount
 //! directories only root may enter) and the bot drops to a uid of its own
@@ -279,10 +279,10 @@ impl BwrapPlan {
                 both
             })
             .collect();
+        let boxes = box_root_of(std::process::id());
         for (source, dir) in places {
             // `/`, or a directory that holds the private ones of unsandboxed
             // bots, would show everything or other bots' files: not mounted.
-            let boxes = box_root_of(std::process::id());
             if boxes.starts_with(&dir) || visible.iter().any(|v| dir.starts_with(v)) {
                 continue;
             }
