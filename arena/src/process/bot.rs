@@ -311,8 +311,8 @@ impl Bot {
                     .unwrap_or_else(|| PathBuf::from(program));
                 // Limits and another uid can only be set in the child.
                 let drop_to = uid;
-                let join = cgroup.as_ref().map(Cgroup::procs_fd);
-                let join_memory = memcg.as_ref().map(MemoryCgroup::procs_fd);
+                let join = cgroup.as_ref().map(|cg| cg.procs().fd());
+                let join_memory = memcg.as_ref().map(|cg| cg.procs().fd());
                 let hook = (limited || drop_to.is_some() || join_memory.is_some()).then(|| {
                     let res = res.clone();
                     Box::new(move || {
@@ -340,7 +340,7 @@ impl Bot {
                     pre_exec: hook,
                 })?;
                 if let (Some(cg), false) = (&cgroup, slow) {
-                    cg.add(spawned.child.id());
+                    cg.procs().add(spawned.child.id());
                 }
                 spawned
             };
@@ -352,13 +352,13 @@ impl Bot {
             let child = bwrap_child(ir).await;
             let hold_up = || -> io::Result<()> {
                 let child = child?;
-                if let Some(cg) = &cgroup {
-                    cg.add(spawned.child.id());
-                    cg.add(child);
-                }
-                if let Some(cg) = &memcg {
-                    cg.add(spawned.child.id());
-                    cg.add(child);
+                let ways_in = [
+                    cgroup.as_ref().map(Cgroup::procs),
+                    memcg.as_ref().map(MemoryCgroup::procs),
+                ];
+                for procs in ways_in.into_iter().flatten() {
+                    procs.add(spawned.child.id());
+                    procs.add(child);
                 }
                 apply_prlimits(child, &res)
             };

@@ -104,13 +104,43 @@ fn populated(dir: &Path) -> bool {
         .unwrap_or(false)
 }
 
+/// Opens `name` in the cgroup directory `dir`, close-on-exec.
+pub(super) fn open_in(dir: &Path, name: &str, write: bool) -> io::Result<File> {
+    OpenOptions::new()
+        .read(!write)
+        .write(write)
+        .custom_flags(nix::libc::O_CLOEXEC)
+        .open(dir.join(name))
+}
+
+/// A cgroup's `cgroup.procs` (v2, or v1 for [`super::memcg`]), open for
+/// writing: the way into it.
+#[derive(Debug)]
+pub struct Procs(File);
+
+impl Procs {
+    pub(super) fn open(dir: &Path) -> io::Result<Procs> {
+        open_in(dir, "cgroup.procs", true).map(Procs)
+    }
+
+    /// The descriptor a child writes `0` to (between `fork` and `exec`) to
+    /// enter the cgroup, so that it is inside from its first instruction on.
+    pub fn fd(&self) -> RawFd {
+        self.0.as_raw_fd()
+    }
+
+    /// Moves the process `pid` (and the children it starts from now on)
+    /// into the cgroup.
+    pub fn add(&self, pid: i32) {
+        let _ = self.0.write_at(pid.to_string().as_bytes(), 0);
+    }
+}
+
 /// One bot's cgroup. Dropping it kills what is left in it and removes it.
 #[derive(Debug)]
 pub struct Cgroup {
     dir: PathBuf,
-    /// `cgroup.procs`, open for writing: a child writes `0` to it before
-    /// `exec`, so it is inside from its first instruction on.
-    procs: File,
+    procs: Procs,
     /// `cgroup.procs` again, for reading (pread from 0 regenerates it).
     members: File,
     kill: File,
@@ -129,16 +159,10 @@ impl Cgroup {
         let dir = root.join(format!("bot-{}", NEXT.fetch_add(1, Ordering::Relaxed)));
         let _ = fs::remove_dir(&dir); // a leftover of an earlier process with our pid
         fs::create_dir(&dir).ok()?;
-        let open = |name: &str, write: bool| {
-            OpenOptions::new()
-                .read(!write)
-                .write(write)
-                .custom_flags(nix::libc::O_CLOEXEC)
-                .open(dir.join(name))
-        };
+        let open = |name: &str, write: bool| open_in(&dir, name, write);
         let files = (|| {
             Ok::<_, io::Error>((
-                open("cgroup.procs", true)?,
+                Procs::open(&dir)?,
                 open("cgroup.procs", false)?,
                 open("cgroup.kill", true)?,
                 open("cpu.stat", false)?,
@@ -159,16 +183,9 @@ impl Cgroup {
         }
     }
 
-    /// The descriptor a child writes `0` to (between `fork` and `exec`) to
-    /// enter this cgroup.
-    pub fn procs_fd(&self) -> RawFd {
-        self.procs.as_raw_fd()
-    }
-
-    /// Moves the process `pid` (and the children it starts from now on)
-    /// into the cgroup.
-    pub fn add(&self, pid: i32) {
-        let _ = self.procs.write_at(pid.to_string().as_bytes(), 0);
+    /// The way in.
+    pub fn procs(&self) -> &Procs {
+        &self.procs
     }
 
     /// SIGKILLs every process in the cgroup.

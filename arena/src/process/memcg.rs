@@ -12,14 +12,15 @@
 //! under `arena-PID/` beside arena's own memory cgroup, and `ARENA_CGROUPS=off`
 //! turns them off with the others.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io;
-use std::os::unix::fs::{FileExt as _, OpenOptionsExt as _};
-use std::os::unix::io::{AsRawFd as _, RawFd};
+use std::os::unix::fs::FileExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
+
+use super::cgroup::{open_in, Procs};
 
 /// This process's directory of bot memory cgroups, made at the first call;
 /// `None` where none can be made.
@@ -100,9 +101,7 @@ fn remove(dir: &Path) {
 #[derive(Debug)]
 pub struct MemoryCgroup {
     dir: PathBuf,
-    /// `cgroup.procs`, open for writing: a child writes `0` to it before
-    /// `exec`.
-    procs: File,
+    procs: Procs,
     oom: File,
 }
 
@@ -121,16 +120,9 @@ impl MemoryCgroup {
             if memsw.exists() {
                 fs::write(memsw, limit.to_string())?;
             }
-            let open = |name: &str, write: bool| {
-                OpenOptions::new()
-                    .read(!write)
-                    .write(write)
-                    .custom_flags(nix::libc::O_CLOEXEC)
-                    .open(dir.join(name))
-            };
             Ok::<_, io::Error>((
-                open("cgroup.procs", true)?,
-                open("memory.oom_control", false)?,
+                Procs::open(&dir)?,
+                open_in(&dir, "memory.oom_control", false)?,
             ))
         })();
         match made {
@@ -142,16 +134,9 @@ impl MemoryCgroup {
         }
     }
 
-    /// The descriptor a child writes `0` to (between `fork` and `exec`) to
-    /// enter this cgroup.
-    pub fn procs_fd(&self) -> RawFd {
-        self.procs.as_raw_fd()
-    }
-
-    /// Moves the process `pid` (and the children it starts from now on)
-    /// into the cgroup.
-    pub fn add(&self, pid: i32) {
-        let _ = self.procs.write_at(pid.to_string().as_bytes(), 0);
+    /// The way in.
+    pub fn procs(&self) -> &Procs {
+        &self.procs
     }
 
     /// Whether the kernel killed a process of the bot for going over the
