@@ -174,9 +174,9 @@ pub struct Bot {
     failed: Option<BotFailure>,
     exited: bool,
     done: bool,
-    /// Its `HOME`, `TMPDIR` (and, sandboxed, working directory): removed
-    /// after the bot is gone (fields drop after [`Bot`]'s `drop`).
-    /// An unsandboxed bot's HOME, removed with the bot.
+    /// An unsandboxed bot's `HOME` and `TMPDIR` (a sandboxed bot's are
+    /// tmpfs that go with its namespace): removed after the bot is gone
+    /// (fields drop after [`Bot`]'s `drop`).
     _private: Option<PrivateDir>,
 }
 
