@@ -165,6 +165,45 @@ async fn one_match(name: &'static str, movetime_ms: u64, out: PathBuf) -> Vec<Ga
     records
 }
 
+/// A bot that fills its `info` lines with control characters (six bytes
+/// each once JSON escapes them) plays normally, and its records cost no
+/// more than the info budget per move: the characters are replaced, never
+/// escaped, in games.jsonl and the replays alike.
+#[tokio::test]
+async fn info_full_of_control_characters_does_not_bloat_the_records() {
+    use arena::referee::seat::{MAX_INFO_BYTES, MAX_INFO_LINES};
+    let out = out_dir("info-escapes");
+    let records = one_match("info-escapes", 2000, out.clone()).await;
+    assert_eq!(records.len(), 2);
+    let mut hostile_moves = 0;
+    for r in &records {
+        assert!(!r.reason.is_forfeit(), "{:?} {:?}", r.reason, r.detail);
+        let seat = r
+            .seats
+            .iter()
+            .position(|s| s.name == "info-escapes")
+            .unwrap();
+        for m in r.moves.iter().filter(|m| m.seat == seat) {
+            hostile_moves += 1;
+            // The bot sent them (the probe), and they were replaced.
+            assert!(
+                m.info.iter().any(|l| l.contains('\u{fffd}')),
+                "{:?}",
+                m.info
+            );
+            let bytes = serde_json::to_string(&m.info).unwrap().len();
+            assert!(
+                bytes <= MAX_INFO_BYTES + 3 * (MAX_INFO_LINES + 1),
+                "{bytes}"
+            );
+        }
+    }
+    assert!(hostile_moves > 0);
+    let jsonl = std::fs::read_to_string(out.join("games.jsonl")).unwrap();
+    assert!(!jsonl.contains("\\u0001"), "an escaped control character");
+    let _ = std::fs::remove_dir_all(out);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_hostile_bot_loses_with_its_reason_and_leaves_nothing_behind() {
     let base = out_dir("all");

@@ -30,6 +30,8 @@ misbehave (default 0: at the first decision). Modes:
     exit-at-once exit before reading anything
     hang-start   never answer `arena 1`
     info         send 40 `info` lines before every move (kept, capped)
+    info-escapes send 32 `info` lines of 300 control characters (\x01)
+                 before every move (records must not grow 6x for it)
     flood        send `info` lines for ever
     fork-hold    fork a child that keeps the pipes open and sleeps, then exit
     stubborn     ignore `quit` and SIGTERM when asked to stop
@@ -230,6 +232,11 @@ def main():
             elif mode == "info":
                 for i in range(40):
                     send("info thinking %d" % i)
+                send("move " + legal[0])
+            elif mode == "info-escapes":
+                # Control characters, which JSON escapes in six bytes each.
+                for i in range(32):
+                    send("info " + "\x01" * 300)
                 send("move " + legal[0])
             elif mode == "flood":
                 chunk = ("info " + "f" * 200 + "\n") * 100

@@ -395,6 +395,17 @@ pub fn truncate(text: &str, max: usize) -> String {
     }
 }
 
+/// `text` with every control character (C0, DEL, C1) replaced by U+FFFD:
+/// they mean nothing in a line of text, and JSON escapes each in six bytes.
+pub fn plain_text(text: &str) -> String {
+    if !text.chars().any(char::is_control) {
+        return text.to_string();
+    }
+    text.chars()
+        .map(|c| if c.is_control() { '\u{fffd}' } else { c })
+        .collect()
+}
+
 /// Lossy, truncated rendering of raw bytes, for error messages.
 pub fn show_bytes(bytes: &[u8]) -> String {
     let cut = &bytes[..bytes.len().min(SHOW * 4)];

@@ -440,7 +440,8 @@ impl Bot {
         loop {
             match self.read_message(Some(deadline)).await {
                 Ok(FromBot::Ready(text)) => {
-                    self.ready_text = protocol::truncate(&text, protocol::SHOW);
+                    self.ready_text =
+                        protocol::plain_text(&protocol::truncate(&text, protocol::SHOW));
                     return Ok(());
                 }
                 Ok(FromBot::Info(_)) | Ok(FromBot::Empty) => {}

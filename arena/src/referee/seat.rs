@@ -19,6 +19,11 @@ use arena_core::record::Reason;
 pub const MAX_INFO_LINES: usize = 32;
 /// Longest `info` text kept, in characters.
 pub const MAX_INFO_CHARS: usize = 300;
+/// Most bytes the kept `info` lines of one decision may take in a record,
+/// counted as JSON writes them: a bot cannot make its records grow faster
+/// than plain text would (a control character costs six bytes escaped,
+/// `\u0001`, which is why such characters are replaced before counting).
+pub const MAX_INFO_BYTES: usize = 16 << 10;
 /// Most bytes a bot may write during one decision before it is a flood.
 pub const MAX_DECISION_BYTES: u64 = 4 << 20;
 
@@ -50,20 +55,31 @@ impl Misstep {
 }
 
 /// The `info` lines of one decision: the first [`MAX_INFO_LINES`] kept
-/// (each cut to [`MAX_INFO_CHARS`]), all of them counted.
+/// (each cut to [`MAX_INFO_CHARS`], control characters replaced by U+FFFD,
+/// all of them within [`MAX_INFO_BYTES`]), all of them counted.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Info {
     /// The lines kept.
     pub kept: Vec<String>,
     /// Lines received, kept or not.
     pub count: usize,
+    /// What the kept lines cost in a record (JSON-escaped bytes).
+    bytes: usize,
 }
 
 impl Info {
     fn add(&mut self, text: &str) {
         self.count += 1;
-        if self.kept.len() < MAX_INFO_LINES {
-            self.kept.push(protocol::truncate(text, MAX_INFO_CHARS));
+        if self.kept.len() >= MAX_INFO_LINES {
+            return;
+        }
+        let line = protocol::plain_text(&protocol::truncate(text, MAX_INFO_CHARS));
+        let cost = json_bytes(&line);
+        // A line over the budget is dropped whole (and counted as dropped):
+        // a cut one could end inside what the bot meant as one token.
+        if self.bytes + cost <= MAX_INFO_BYTES {
+            self.bytes += cost;
+            self.kept.push(line);
         }
     }
 
@@ -76,6 +92,17 @@ impl Info {
         }
         self.kept
     }
+}
+
+/// Bytes `text` takes as a JSON string's contents (without the quotes).
+fn json_bytes(text: &str) -> usize {
+    text.chars()
+        .map(|c| match c {
+            '"' | '\\' => 2,
+            c if (c as u32) < 0x20 => 6,
+            c => c.len_utf8(),
+        })
+        .sum()
 }
 
 /// Queues `newgame` for the bot in `seat`.
@@ -225,4 +252,55 @@ pub fn game_over(
         reason,
         extra: extra.to_vec().into(),
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `lines` cost in a record: JSON, as games.jsonl writes it.
+    fn json_len(lines: &[String]) -> usize {
+        serde_json::to_string(lines).unwrap().len()
+    }
+
+    /// 32 lines of 300 control characters per decision: written as sent,
+    /// JSON spends six bytes on each (the probe: the bloat is real, more
+    /// than five times plain text); kept, they are replaced and the whole
+    /// decision stays within MAX_INFO_BYTES, counted as JSON writes it.
+    #[test]
+    fn info_costs_a_record_no_more_than_its_budget_whatever_it_holds() {
+        let plain = vec!["x".repeat(MAX_INFO_CHARS); MAX_INFO_LINES];
+        for hostile in ["\u{1}", "\"", "\u{1b}[2J", "\u{85}", "\\"] {
+            let line = hostile.repeat(MAX_INFO_CHARS);
+            let raw = vec![line.clone(); MAX_INFO_LINES];
+            let mut info = Info::default();
+            for _ in 0..MAX_INFO_LINES {
+                info.add(&line);
+            }
+            assert_eq!(info.count, MAX_INFO_LINES);
+            let kept = json_len(&info.kept);
+            // Quotes and commas around each line come on top of the budget.
+            assert!(
+                kept <= MAX_INFO_BYTES + 3 * MAX_INFO_LINES,
+                "{hostile:?}: {kept} bytes"
+            );
+            assert!(info.kept.iter().all(|l| !l.chars().any(char::is_control)));
+            if hostile == "\u{1}" {
+                assert!(json_len(&raw) > 5 * json_len(&plain), "the probe");
+                assert!(info.kept[0].starts_with('\u{fffd}'));
+            }
+            let lines = info.into_lines();
+            assert!(
+                lines.last().unwrap().contains("more info lines dropped")
+                    || lines.len() == MAX_INFO_LINES,
+                "{lines:?}"
+            );
+        }
+        // Plain text is kept whole, as before.
+        let mut info = Info::default();
+        for l in &plain {
+            info.add(l);
+        }
+        assert_eq!(info.into_lines(), plain);
+    }
 }
