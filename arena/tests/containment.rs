@@ -943,3 +943,189 @@ fn as_an_ordinary_user_the_referee_keeps_its_secrets_and_its_logs() {
         }
     }
 }
+
+/// A program directory for a hostile build, owned by `owner` (the build
+/// runs as its owner when arena is root), holding the build script, the
+/// test bot and a tournament config whose first bot is built with
+/// `build` (TOML) and whose second bot lives in `victim_dir`.
+fn build_dir(owner: u32, build: &str, victim_dir: &Path) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    for f in ["build-daemon", "build-forever"] {
+        std::fs::copy(repo().join("bots/hostile").join(f), root.join(f)).unwrap();
+    }
+    std::fs::copy(testbot(), root.join("testbot.py")).unwrap();
+    let config = root.join("t.toml");
+    std::fs::write(
+        &config,
+        format!(
+            r#"
+game = "dakon"
+seed = 1
+games = 2
+[time_control]
+movetime_ms = 500
+[[bots]]
+name = "builder"
+command = ["/usr/bin/python3", "testbot.py"]
+sandbox = "bwrap"
+build = {build}
+[[bots]]
+name = "victim"
+cwd = "{victim}"
+command = ["/usr/bin/python3", "testbot.py"]
+sandbox = "bwrap"
+"#,
+            victim = victim_dir.display()
+        ),
+    )
+    .unwrap();
+    chmod_tree(&root);
+    for p in walk(&root) {
+        let _ = nix::unistd::chown(&p, Some(nix::unistd::Uid::from_raw(owner)), None);
+    }
+    (dir, config)
+}
+
+/// Runs `arena tournament config` (as `user` when given: setpriv), with a
+/// secret in arena's environment.
+fn tournament_as(user: Option<u32>, config: &Path, out: &Path, secret: &str) -> Output {
+    let mut cmd = match user {
+        Some(uid) => {
+            let mut c = Command::new("setpriv");
+            c.arg(format!("--reuid={uid}"))
+                .arg(format!("--regid={uid}"))
+                .args(["--clear-groups", "--"])
+                .arg(ARENA);
+            c
+        }
+        None => Command::new(ARENA),
+    };
+    cmd.args(["tournament", "--quiet", "--out"])
+        .arg(out)
+        .arg(config)
+        .env("ARENA_TEST_SECRET", secret)
+        .stdin(Stdio::null());
+    cmd.output().unwrap()
+}
+
+/// A bot's `build` is strangers' code and runs in the sandbox: the daemon it
+/// starts dies with it, it does not get arena's environment, it cannot
+/// write another bot's files or reach the network, and it writes its own
+/// directory as that directory's owner (arena as root) or in a user
+/// namespace (arena as `nobody`). A build that never ends is killed at its
+/// time limit, and a root-owned directory is refused (a build never runs
+/// as root). Control: the same build with `sandbox = "none"` (a trusted
+/// build, on the host) leaves its daemon running, reads the secret and
+/// overwrites the victim.
+#[test]
+fn a_sandboxed_build_is_contained_like_its_bot() {
+    if !sandbox_works("sandboxed builds") || !is_root("a build under its directory's owner") {
+        return;
+    }
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    listener.set_nonblocking(true).unwrap();
+    let victim_dir = tempfile::tempdir().unwrap();
+    let victim = victim_dir.path().canonicalize().unwrap();
+    std::fs::copy(testbot(), victim.join("testbot.py")).unwrap();
+    let victim_file = victim.join("victim.txt");
+    chmod_tree(&victim);
+    let secret = unique("build-secret");
+    // As root (the build runs as uid 4242, the directory's owner), then
+    // as `nobody` (unprivileged bubblewrap), then the control.
+    for (user, owner, sandbox) in [
+        (None, 4242, "bwrap"),
+        (Some(65534), 65534, "bwrap"),
+        (None, 4242, "none"),
+    ] {
+        std::fs::write(&victim_file, "untouched\n").unwrap();
+        // Writable by anyone: the probe is the sandbox, not the file mode.
+        std::fs::set_permissions(
+            &victim_file,
+            std::os::unix::fs::PermissionsExt::from_mode(0o666),
+        )
+        .unwrap();
+        let marker = unique(&format!("build-{owner}-{sandbox}"));
+        let build = format!(
+            r#"{{ command = ["./build-daemon", "{marker}", "{}", "{port}"], sandbox = "{sandbox}" }}"#,
+            victim_file.display()
+        );
+        let (dir, config) = build_dir(owner, &build, &victim);
+        let root = dir.path().canonicalize().unwrap();
+        let out = root.join("reports/run");
+        let o = tournament_as(user, &config, &out, &secret);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{sandbox} as {user:?}: {err}");
+        let report = std::fs::read_to_string(root.join("build-report.txt")).unwrap();
+        let env = std::fs::read_to_string(root.join("build-env.txt")).unwrap();
+        let built = std::fs::read_to_string(root.join("built")).unwrap();
+        let daemons = procs::settle(
+            Duration::from_secs(3),
+            || procs::with_cmdline(&format!("# {marker}")),
+            Vec::is_empty,
+        );
+        let victim_text = std::fs::read_to_string(&victim_file).unwrap();
+        let reached = listener.accept().is_ok();
+        if sandbox == "bwrap" {
+            assert!(
+                daemons.is_empty(),
+                "{user:?}: the daemon outlived its build: {daemons:?}"
+            );
+            assert!(
+                !env.contains(&secret),
+                "{user:?}: arena's environment leaked: {env}"
+            );
+            assert_eq!(victim_text, "untouched\n", "{user:?}: {report}");
+            assert!(report.contains("victim refused"), "{report}");
+            assert!(report.contains("network refused"), "{report}");
+            assert!(!reached, "{user:?}: the build reached the network");
+            // It wrote its own directory, as its owner (in a user namespace
+            // unprivileged: the file is nobody's on the host).
+            let meta = std::fs::metadata(root.join("built")).unwrap();
+            assert_eq!(
+                std::os::unix::fs::MetadataExt::uid(&meta),
+                owner,
+                "{user:?}: {built}"
+            );
+            // The games were played by the built bot.
+            assert_eq!(records(&out).len(), 2);
+        } else {
+            // The control: each probe works on the host.
+            kill_all(&daemons);
+            assert!(!daemons.is_empty(), "the control's daemon runs");
+            assert!(env.contains(&secret), "the control reads the secret");
+            assert_eq!(victim_text, "trojan\n", "{report}");
+            assert!(reached || report.contains("network reached"), "{report}");
+        }
+    }
+
+    // A root-owned directory: refused before anything runs, saying why.
+    let build = r#"["./build-daemon", "x", "/dev/null", "1"]"#;
+    let (dir, config) = build_dir(0, build, &victim);
+    let o = tournament_as(None, &config, &dir.path().join("reports/run"), &secret);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("bots[0].build") && err.contains("never as root"),
+        "{err}"
+    );
+    assert!(!dir.path().join("built").exists());
+
+    // A build that never ends is killed at its time limit, with its child.
+    let marker = unique("build-forever");
+    let build = format!(r#"{{ command = ["./build-forever", "{marker}"], seconds = 2 }}"#);
+    let (dir, config) = build_dir(4242, &build, &victim);
+    let started = Instant::now();
+    let o = tournament_as(None, &config, &dir.path().join("reports/run"), &secret);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("longer than 2 s"), "{err}");
+    assert!(started.elapsed() < Duration::from_secs(30));
+    let left = procs::settle(
+        Duration::from_secs(3),
+        || procs::with_cmdline(&format!("# {marker}")),
+        Vec::is_empty,
+    );
+    assert!(left.is_empty(), "the build's child outlived it: {left:?}");
+}

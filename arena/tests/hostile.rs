@@ -789,3 +789,68 @@ fn hostile_names_are_text_in_csv_and_html() {
     assert!(!html.contains(markup), "raw markup in the report");
     let _ = std::fs::remove_dir_all(out);
 }
+
+/// A bot's uid is never one that a live process holds. The old allocator
+/// (a counter modulo 4,096) gave the 4,096th bot after a kept one that
+/// bot's uid: the two then shared `/proc/PID/mem`, signals and a process
+/// count. Here a kept bot holds its uid through 5,000 more allocations; then
+/// a process that outlives its bot (an escape) still holds it, and it is
+/// not handed out while that process lives; once it is gone the uid comes
+/// back (the control: repeats are seen when they happen).
+#[tokio::test]
+async fn a_bot_uid_is_never_one_a_live_process_holds() {
+    use arena::process::uids;
+    if !nix::unistd::geteuid().is_root() {
+        assert!(
+            std::env::var_os("ARENA_REQUIRE_SANDBOX").is_none_or(|v| v != "1"),
+            "bot uids need root"
+        );
+        eprintln!("SKIPPED bot uids: not root");
+        return;
+    }
+    let script = r#"read x; echo "ready uid=$(id -u)"; read y"#;
+    let mut spec = BotSpec::new("kept", vec!["/bin/sh".into(), "-c".into(), script.into()]);
+    spec.resources.processes = Some(64);
+    spec.sandbox = Sandbox::None;
+    spec.cwd = Some(std::env::temp_dir());
+    let spec = Arc::new(spec);
+    let mut kept = Bot::start(spec.clone(), &Limits::default(), None)
+        .await
+        .unwrap();
+    let held: u32 = kept
+        .ready_text
+        .rsplit("uid=")
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    for _ in 0..5_000 {
+        assert_ne!(uids::lease().unwrap().get(), held, "a kept bot's uid");
+    }
+    // A process under that uid outlives the bot.
+    let mut escaped = std::process::Command::new("setpriv")
+        .arg(format!("--reuid={held}"))
+        .args(["--", "sleep", "60"])
+        .spawn()
+        .unwrap();
+    kept.kill().await;
+    drop(kept);
+    let live = procs::settle(
+        Duration::from_secs(2),
+        || uids::uids_in_use().unwrap().contains(&held),
+        |&live| live,
+    );
+    assert!(live, "the escaped process runs under {held}");
+    for _ in 0..5_000 {
+        assert_ne!(uids::lease().unwrap().get(), held, "held by a live process");
+    }
+    let mut fresh = Bot::start(spec.clone(), &Limits::default(), None)
+        .await
+        .unwrap();
+    assert!(!fresh.ready_text.ends_with(&format!("uid={held}")));
+    fresh.kill().await;
+    let _ = escaped.kill();
+    let _ = escaped.wait();
+    let back = (0..2 * uids::SLICE).any(|_| uids::lease().unwrap().get() == held);
+    assert!(back, "a free uid is used again");
+}

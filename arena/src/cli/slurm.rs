@@ -117,7 +117,7 @@ pub fn run(args: SlurmArgs) -> Result<(), Error> {
     if args.no_build {
         config.check_bots()
     } else {
-        config.run_builds(false)
+        config.run_builds(false, std::slice::from_ref(&plan.run_dir))
     }
     .map_err(Error::usage)?;
     plan.write_scripts()?;

@@ -83,17 +83,6 @@ fn run_one(args: &TournamentArgs, path: &Path) -> Result<(), Error> {
             reason: "must be at least 1".into(),
         }));
     }
-    if args.no_build {
-        config.check_bots()
-    } else {
-        config.run_builds(args.quiet)
-    }
-    .map_err(Error::usage)?;
-    // After the builds, which run unsandboxed as they always did.
-    let (sandboxes, warnings) = config.sandboxes().map_err(Error::usage)?;
-    for w in &warnings {
-        eprintln!("arena tournament: warning: {w}");
-    }
     let out = args.out.clone().unwrap_or_else(|| {
         let base = Path::new("reports").join(&config.name);
         match args.shard {
@@ -101,6 +90,18 @@ fn run_one(args: &TournamentArgs, path: &Path) -> Result<(), Error> {
             None => base,
         }
     });
+    // A sandboxed build does not see the run directory, even when it lies
+    // in its program directory (as reports/ does in the demo).
+    if args.no_build {
+        config.check_bots()
+    } else {
+        config.run_builds(args.quiet, std::slice::from_ref(&out))
+    }
+    .map_err(Error::usage)?;
+    let (sandboxes, warnings) = config.sandboxes().map_err(Error::usage)?;
+    for w in &warnings {
+        eprintln!("arena tournament: warning: {w}");
+    }
     let player = RefereePlayer::for_config(&config, &sandboxes, &out);
     let opts = RunOptions {
         out: out.clone(),

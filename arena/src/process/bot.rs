@@ -178,6 +178,9 @@ pub struct Bot {
     /// tmpfs that go with its namespace): removed after the bot is gone
     /// (fields drop after [`Bot`]'s `drop`).
     _private: Option<PrivateDir>,
+    /// Its uid, when it has one of its own: back to the pool after the bot
+    /// is gone (and handed out again only when no process holds it).
+    _uid: Option<process::uids::BotUid>,
 }
 
 impl std::fmt::Debug for Bot {
@@ -222,8 +225,18 @@ impl Bot {
         let root = nix::unistd::geteuid().is_root();
         // As root, a sandboxed bot, and one whose process count is limited
         // (root ignores RLIMIT_NPROC), run under a uid of their own.
-        let uid =
-            (root && (sandboxed || spec.resources.processes.is_some())).then(process::next_bot_uid);
+        let bot_uid =
+            if root && spec.build.is_none() && (sandboxed || spec.resources.processes.is_some()) {
+                Some(process::uids::lease()?)
+            } else {
+                None
+            };
+        // A build runs as its directory's owner (see `Build`).
+        let build_uid = spec.build.as_ref().and_then(|b| b.owner).map(|o| o.0);
+        let uid = bot_uid
+            .as_ref()
+            .map(process::uids::BotUid::get)
+            .or(build_uid.filter(|_| root));
         let private = if sandboxed {
             None
         } else {
@@ -254,6 +267,7 @@ impl Bot {
                 &limits.hide,
                 uid,
                 &path,
+                spec.build.as_ref(),
             )
         });
         if let Some(plan) = &plan {
@@ -304,6 +318,7 @@ impl Bot {
                     cwd: Path::new("/"),
                     fds,
                     pre_exec: None,
+                    merge_stderr: spec.build.is_some(),
                 })?
             } else {
                 let exe = sandbox::find_on_path(program.as_ref(), &path)
@@ -338,6 +353,7 @@ impl Bot {
                     cwd: &cwd,
                     fds: Vec::new(),
                     pre_exec: hook,
+                    merge_stderr: spec.build.is_some(),
                 })?;
                 if let (Some(cg), false) = (&cgroup, slow) {
                     cg.procs().add(spawned.child.id());
@@ -407,6 +423,7 @@ impl Bot {
             exited: false,
             done: false,
             _private: private,
+            _uid: bot_uid,
         };
         bot.set_log(log);
         Ok(bot)
@@ -678,6 +695,60 @@ impl Bot {
             status
         };
         BotFailure::new(Reason::Crash, detail)
+    }
+
+    /// For a process that is not a bot (a sandboxed build): closes its
+    /// input, gives each line of its output to `line` until it exits, and
+    /// returns its exit status; a failure when `deadline` passes first
+    /// (`timeout`) or it goes over its memory (`crash`, `memory limit`).
+    /// `check` runs every 250 ms and may end it with a failure of its own.
+    /// Whatever it leaves running is the caller's to [`Bot::kill`].
+    pub async fn run_to_exit(
+        &mut self,
+        deadline: Instant,
+        mut line: impl FnMut(&[u8]),
+        mut check: impl FnMut() -> Option<BotFailure>,
+    ) -> Result<std::process::ExitStatus, BotFailure> {
+        drop(self.stdin.take());
+        let mut eof = false;
+        let mut tick = tokio::time::interval(Duration::from_millis(250));
+        let status = loop {
+            tokio::select! {
+                l = self.reader.next_line(), if !eof => match l {
+                    Ok(raw) => line(raw),
+                    Err(LineReadError::TooLong(start)) => line(start.as_bytes()),
+                    Err(_) => eof = true,
+                },
+                status = self.child.wait() => {
+                    self.exited = true;
+                    break status.map_err(|e| BotFailure::new(Reason::Crash, e.to_string()))?;
+                }
+                _ = tick.tick() => if let Some(failure) = check() {
+                    return Err(self.fail(failure));
+                },
+                _ = tokio::time::sleep_until(deadline) => {
+                    return Err(self.fail(BotFailure::new(Reason::Timeout, "out of time")));
+                }
+            }
+        };
+        // What it wrote just before it exited (a child may keep the pipe
+        // open: not waited for).
+        let rest = Instant::now() + Duration::from_millis(100);
+        while !eof {
+            match tokio::time::timeout_at(rest, self.reader.next_line()).await {
+                Ok(Ok(raw)) => line(raw),
+                Ok(Err(LineReadError::TooLong(start))) => line(start.as_bytes()),
+                _ => eof = true,
+            }
+        }
+        let over = self.memory.as_ref().is_some_and(|w| w.tripped()) || self.members.over_memory();
+        if let (true, Some(limit)) = (over, self.spec.resources.memory_bytes) {
+            return Err(self.fail(BotFailure::new(
+                Reason::Crash,
+                format!("memory limit ({} MB)", limit >> 20),
+            )));
+        }
+        Ok(status)
     }
 
     /// Kills the whole group at once (no `quit`, no grace) and reaps the leader.

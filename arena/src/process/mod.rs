@@ -2,6 +2,7 @@
 //! they do:
 //!
 //! - [`spec`]: how to start a bot ([`BotSpec`]);
+//! - [`build`]: a bot's `build` command in the sandbox;
 //! - [`limits`]: what it may use ([`LimitSettings`], [`ResourceLimits`],
 //!   [`Limits`]);
 //! - [`bot`]: a running bot ([`Bot`]): spawn, handshake, reads with
@@ -13,11 +14,13 @@
 //! - [`members`]: a bot's processes as one thing to freeze, kill, measure;
 //! - [`spawn`]: starting a bot without `fork`, waiting for it by pidfd;
 //! - [`memcg`]: the memory limit in the kernel, where it can be set;
+//! - [`uids`]: a uid of its own for each bot, never one a live process holds;
 //! - [`watchdog`]: the resident-memory limit, everywhere;
 //! - [`keeper`]: nothing outlives its game or the referee (keeper process,
 //!   subreaper, orphan sweeps).
 
 pub mod bot;
+pub mod build;
 pub mod cgroup;
 pub mod keeper;
 pub mod limits;
@@ -28,29 +31,17 @@ pub mod memcg;
 pub mod sandbox;
 pub mod spawn;
 pub mod spec;
+pub mod uids;
 pub mod watchdog;
 
 pub use bot::{Bot, BotFailure, StartError};
 pub use limits::{LimitSettings, Limits, ResourceLimits};
 pub use sandbox::Sandbox;
 pub use spec::BotSpec;
+pub use uids::BOT_UIDS;
 
 /// `PATH` for bots when the referee has none.
 pub const SAFE_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
-
-/// The uids (and gids) bots run as when they must not be root: a range
-/// above any account.
-pub const BOT_UIDS: std::ops::Range<u32> = 1_500_000_000..2_000_000_000;
-
-/// A uid for the next bot that must not run as root: distinct within this
-/// process, and (by the process id) across referees running at once, whose
-/// bots would otherwise share a process count and could signal each other.
-pub fn next_bot_uid() -> u32 {
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed) & 0xfff;
-    let slot = ((std::process::id() as u64) << 12 | n) % u64::from(BOT_UIDS.end - BOT_UIDS.start);
-    BOT_UIDS.start + slot as u32
-}
 
 /// Resolves on SIGINT (Ctrl-C), SIGTERM (a scheduler stopping the job, or
 /// the keeper's death) or SIGHUP (the terminal closed): every command that

@@ -26,6 +26,8 @@ use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use super::spec::Build;
+
 /// How a bot is confined beyond its resource limits (the `sandbox` key of a
 /// config, `--sandbox` on the command line).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
@@ -126,7 +128,12 @@ fn probe() -> Result<(), Unusable> {
     if root && find_on_path("setpriv".as_ref(), &path).is_none() {
         return Err(Unusable::NoSetpriv);
     }
-    let uid = root.then(super::next_bot_uid);
+    let lease = if root {
+        Some(super::uids::lease().map_err(|e| Unusable::CannotRun(Arc::new(e)))?)
+    } else {
+        None
+    };
+    let uid = lease.as_ref().map(super::uids::BotUid::get);
     let plan = BwrapPlan::new(
         &["true".into()],
         Path::new("/"),
@@ -134,6 +141,7 @@ fn probe() -> Result<(), Unusable> {
         &[],
         uid,
         &path,
+        None,
     );
     let out = std::process::Command::new(bwrap)
         .args(&plan.args)
@@ -180,7 +188,9 @@ impl BwrapPlan {
     /// its `/tmp` (and as much to `/dev/shm`); `hide` lists paths it must
     /// not see even inside a visible directory (the run directory); `uid`
     /// is the uid to drop to when bubblewrap runs as root; `path` is the
-    /// `PATH` the bot gets.
+    /// `PATH` the bot gets; `build` makes it a build's sandbox instead (the
+    /// program directory writable and its working directory, the network
+    /// shared if allowed).
     pub fn new(
         command: &[String],
         program_dir: &Path,
@@ -188,7 +198,9 @@ impl BwrapPlan {
         hide: &[PathBuf],
         uid: Option<u32>,
         path: &OsStr,
+        build: Option<&Build>,
     ) -> BwrapPlan {
+        let network = build.is_some_and(|b| b.network);
         let mut a: Vec<OsString> = Vec::new();
         let mut push = |words: &[&OsStr]| a.extend(words.iter().map(|w| w.to_os_string()));
         if uid.is_some() {
@@ -197,7 +209,6 @@ impl BwrapPlan {
             push(&[
                 "--unshare-ipc".as_ref(),
                 "--unshare-pid".as_ref(),
-                "--unshare-net".as_ref(),
                 "--unshare-uts".as_ref(),
                 "--unshare-cgroup-try".as_ref(),
                 "--cap-drop".as_ref(),
@@ -209,6 +220,9 @@ impl BwrapPlan {
                 "--cap-add".as_ref(),
                 "CAP_SETPCAP".as_ref(),
             ]);
+            if !network {
+                push(&["--unshare-net".as_ref()]);
+            }
         } else {
             // No user namespaces inside: the kernel's most attacked surface.
             push(&[
@@ -218,6 +232,9 @@ impl BwrapPlan {
                 "--cap-drop".as_ref(),
                 "ALL".as_ref(),
             ]);
+            if network {
+                push(&["--share-net".as_ref()]);
+            }
         }
         // The bot is PID 1 of its namespace: when it exits, everything it
         // started there dies with it.
@@ -280,10 +297,13 @@ impl BwrapPlan {
             })
             .collect();
         let boxes = box_root_of(std::process::id());
+        let program_real = fs::canonicalize(program_dir).unwrap_or_else(|_| lexical(program_dir));
         for (source, dir) in places {
             // `/`, or a directory that holds the private ones of unsandboxed
             // bots, would show everything or other bots' files: not mounted.
-            if boxes.starts_with(&dir) || visible.iter().any(|v| dir.starts_with(v)) {
+            let writable = build.is_some() && dir == program_real;
+            if boxes.starts_with(&dir) || (!writable && visible.iter().any(|v| dir.starts_with(v)))
+            {
                 continue;
             }
             // bubblewrap makes a missing parent 0700 (or with the mode of the
@@ -298,7 +318,9 @@ impl BwrapPlan {
                     ]);
                 }
             }
-            push(&["--ro-bind".as_ref(), source.as_os_str(), dir.as_os_str()]);
+            // A build writes its program directory (and only that).
+            let bind = if writable { "--bind" } else { "--ro-bind" };
+            push(&[bind.as_ref(), source.as_os_str(), dir.as_os_str()]);
             visible.push(dir.clone());
             plan.extra.push(dir);
         }
@@ -340,13 +362,23 @@ impl BwrapPlan {
                 ]);
             }
         }
-        push(&["--chdir".as_ref(), "/tmp".as_ref(), "--".as_ref()]);
+        // A bot works in its private /tmp; a build in its program directory.
+        let workdir = match build {
+            Some(_) => program_real.as_os_str(),
+            None => "/tmp".as_ref(),
+        };
+        push(&["--chdir".as_ref(), workdir, "--".as_ref()]);
         if let Some(uid) = uid {
             let id = uid.to_string();
+            // A bot's gid is its uid; a build keeps its directory's group.
+            let gid = build
+                .and_then(|b| b.owner)
+                .map_or(uid, |(_, gid)| gid)
+                .to_string();
             push(&[
                 "setpriv".as_ref(),
                 format!("--reuid={id}").as_ref(),
-                format!("--regid={id}").as_ref(),
+                format!("--regid={gid}").as_ref(),
                 "--clear-groups".as_ref(),
                 "--inh-caps=-all".as_ref(),
                 "--bounding-set=-all".as_ref(),
@@ -372,6 +404,7 @@ pub fn view(command: &[String], program_dir: &Path) -> String {
         &[],
         None,
         &path,
+        None,
     );
     let system: Vec<&str> = SYSTEM
         .iter()

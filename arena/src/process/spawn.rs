@@ -42,6 +42,9 @@ pub struct Launch<'a> {
     pub fds: Vec<(RawFd, RawFd)>,
     /// Done between fork and exec: the slow path (see the module doc).
     pub pre_exec: Option<Box<dyn FnMut() -> io::Result<()> + Send + Sync>>,
+    /// Its stderr goes to its stdout pipe (a build's output, in order);
+    /// the stderr pipe then only ever reads end of file.
+    pub merge_stderr: bool,
 }
 
 /// A started process with piped stdin, stdout and stderr.
@@ -72,7 +75,14 @@ pub fn spawn(mut launch: Launch<'_>) -> io::Result<Spawned> {
     let stdio = [
         (in_r.as_raw_fd(), 0),
         (out_w.as_raw_fd(), 1),
-        (err_w.as_raw_fd(), 2),
+        (
+            if launch.merge_stderr {
+                out_w.as_raw_fd()
+            } else {
+                err_w.as_raw_fd()
+            },
+            2,
+        ),
     ];
     let pid = match launch.pre_exec.take() {
         None => posix_spawn(&launch, &stdio)?,

@@ -22,6 +22,21 @@ pub struct BotSpec {
     /// Operating-system limits, set in the child before `exec`.
     pub resources: ResourceLimits,
     pub sandbox: Sandbox,
+    /// Set when the process is a bot's sandboxed `build` rather than the
+    /// bot: see [`Build`].
+    pub build: Option<Build>,
+}
+
+/// How a sandboxed build differs from its bot: it may write its program
+/// directory (and works in it), may reach the network if the config says
+/// so, and, when arena is root, runs as the directory's owner (never root)
+/// so that what it writes belongs to whoever owns the rest.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Build {
+    /// Whether it shares the host's network (default: none, like a bot).
+    pub network: bool,
+    /// The uid (and gid) it runs as when arena is root.
+    pub owner: Option<(u32, u32)>,
 }
 
 impl BotSpec {
@@ -33,6 +48,7 @@ impl BotSpec {
             env: Vec::new(),
             resources: ResourceLimits::default(),
             sandbox: Sandbox::default(),
+            build: None,
         }
     }
 

@@ -101,7 +101,8 @@ struct RawBot {
     name: String,
     command: Vec<String>,
     cwd: Option<String>,
-    build: Option<Vec<String>>,
+    /// A command, or a table (`RawBuildTable`).
+    build: Option<toml::Value>,
     #[serde(default)]
     env: BTreeMap<String, String>,
     #[serde(default)]
@@ -109,6 +110,44 @@ struct RawBot {
     #[serde(default)]
     sandbox: Sandbox,
     keep_bots: Option<bool>,
+}
+
+/// `build = { command = [...], sandbox = "none", ... }`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBuildTable {
+    command: Vec<String>,
+    sandbox: Option<Sandbox>,
+    network: Option<bool>,
+    seconds: Option<u64>,
+    memory_mb: Option<u64>,
+    disk_mb: Option<u64>,
+}
+
+/// A bot's `build`: its command and how it runs. Sandboxed (the default for
+/// a sandboxed bot: a build is the bot author's code), it sees what its bot
+/// sees plus its program directory, writable, within these limits; with
+/// `sandbox = "none"` it is trusted and runs on the host as arena does.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BuildConfig {
+    pub command: Vec<String>,
+    /// Default: the bot's `sandbox`.
+    pub sandbox: Sandbox,
+    /// Whether a sandboxed build may use the network (default false).
+    pub network: bool,
+    /// How long it may run (default 600 s).
+    pub seconds: u64,
+    /// Resident memory of all its processes (default 4096 MB).
+    pub memory_mb: u64,
+    /// What it may add to its program directory, and the size of its /tmp
+    /// (default 1024 MB).
+    pub disk_mb: u64,
+}
+
+impl BuildConfig {
+    const SECONDS: u64 = 600;
+    const MEMORY_MB: u64 = 4096;
+    const DISK_MB: u64 = 1024;
 }
 
 /// One bot, validated. `cwd` is absolute.
@@ -122,7 +161,7 @@ pub struct BotConfig {
     #[serde(skip)]
     pub cwd: PathBuf,
     /// Run once (in `cwd`) before the tournament.
-    pub build: Option<Vec<String>>,
+    pub build: Option<BuildConfig>,
     /// Environment variables given to the bot.
     pub env: BTreeMap<String, String>,
     /// `[bots.limits]`: operating-system limits (none by default).
@@ -338,11 +377,13 @@ impl Config {
             if b.command.is_empty() || b.command[0].is_empty() {
                 return Err(err(&key("command"), "must be a non-empty list".into()));
             }
-            if let Some(build) = &b.build {
-                if build.is_empty() || build[0].is_empty() {
-                    return Err(err(&key("build"), "must be a non-empty list".into()));
-                }
-            }
+            let build = match &b.build {
+                None => None,
+                Some(value) => Some(
+                    build_config(value, b.sandbox)
+                        .map_err(|(k, why)| err(&format!("{}{k}", key("build")), why))?,
+                ),
+            };
             let cwd_as_written = b.cwd.clone().unwrap_or_else(|| ".".into());
             let cwd = base.join(&cwd_as_written);
             if !cwd.is_dir() {
@@ -367,7 +408,7 @@ impl Config {
                 command: b.command.clone(),
                 cwd_as_written,
                 cwd,
-                build: b.build.clone(),
+                build,
                 env: b.env.clone(),
                 limits: b.limits.clone(),
                 sandbox: b.sandbox,
@@ -566,27 +607,67 @@ impl Config {
         (0..self.bots.len()).try_for_each(|i| self.check_bot(i))
     }
 
-    /// The distinct build commands, each with the bots that need it, in config order.
-    pub fn builds(&self) -> Vec<(PathBuf, Vec<String>, Vec<usize>)> {
-        let mut out: Vec<(PathBuf, Vec<String>, Vec<usize>)> = Vec::new();
+    /// The distinct builds, each with the bots that need it, in config order.
+    pub fn builds(&self) -> Vec<(PathBuf, BuildConfig, Vec<usize>)> {
+        let mut out: Vec<(PathBuf, BuildConfig, Vec<usize>)> = Vec::new();
         for (i, b) in self.bots.iter().enumerate() {
-            if let Some(cmd) = &b.build {
-                match out.iter_mut().find(|(d, c, _)| d == &b.cwd && c == cmd) {
+            if let Some(build) = &b.build {
+                match out.iter_mut().find(|(d, c, _)| d == &b.cwd && c == build) {
                     Some(entry) => entry.2.push(i),
-                    None => out.push((b.cwd.clone(), cmd.clone(), vec![i])),
+                    None => out.push((b.cwd.clone(), build.clone(), vec![i])),
                 }
             }
         }
         out
     }
 
-    /// Runs every distinct `build` command once (output passed through to
-    /// stderr), then checks all bots' executables.
-    pub fn run_builds(&self, quiet: bool) -> Result<(), ConfigError> {
-        for (cwd, cmd, users) in self.builds() {
+    /// Runs every distinct build once (output passed through to stderr),
+    /// then checks all bots' executables. A sandboxed build does not see
+    /// `hide` (the run directory) even inside its program directory.
+    pub fn run_builds(&self, quiet: bool, hide: &[PathBuf]) -> Result<(), ConfigError> {
+        for (cwd, build, users) in self.builds() {
             let key = format!("bots[{}].build", users[0]);
+            let cmd = &build.command;
+            let (sandbox, warning) = crate::process::sandbox::resolve(build.sandbox)
+                .map_err(|e| self.error(format!("{key}.sandbox"), e.to_string()))?;
+            if let Some(w) = warning {
+                eprintln!("arena: warning: build `{}`: {w}", cmd.join(" "));
+            }
             if !quiet {
-                eprintln!("build: {} (in {})", cmd.join(" "), cwd.display());
+                eprintln!(
+                    "build: {} (in {}{})",
+                    cmd.join(" "),
+                    cwd.display(),
+                    if sandbox == Sandbox::Bwrap {
+                        ", sandboxed"
+                    } else {
+                        ""
+                    }
+                );
+            }
+            if sandbox == Sandbox::Bwrap {
+                let bot = &self.bots[users[0]];
+                let job = crate::process::build::BuildJob {
+                    command: cmd.clone(),
+                    dir: cwd.clone(),
+                    env: bot.env.clone().into_iter().collect(),
+                    network: build.network,
+                    time: std::time::Duration::from_secs(build.seconds),
+                    memory_bytes: build.memory_mb << 20,
+                    dir_growth_bytes: build.disk_mb << 20,
+                    tmp_bytes: build.disk_mb << 20,
+                    hide: hide.to_vec(),
+                };
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .map_err(|e| self.error(key.clone(), format!("cannot start: {e}")))?;
+                runtime
+                    .block_on(crate::process::build::run(&job, !quiet))
+                    .map_err(|e| {
+                        self.error(key.clone(), format!("sandboxed `{}`: {e}", cmd.join(" ")))
+                    })?;
+                continue;
             }
             let mut command = std::process::Command::new(&cmd[0]);
             command
@@ -834,6 +915,58 @@ pub fn executable_problem(exe: &str, cwd: &Path, env: &BTreeMap<String, String>)
         .or(Some(missing))
 }
 
+/// A bot's `build` as written (a command list, or a table with `command`
+/// and how to run it) for a bot whose sandbox is `bot_sandbox`; an error is
+/// (key suffix, reason).
+fn build_config(
+    value: &toml::Value,
+    bot_sandbox: Sandbox,
+) -> Result<BuildConfig, (String, String)> {
+    let table: RawBuildTable = match value {
+        toml::Value::Array(_) => RawBuildTable {
+            command: value
+                .clone()
+                .try_into()
+                .map_err(|_| (String::new(), "must be a list of strings".to_string()))?,
+            sandbox: None,
+            network: None,
+            seconds: None,
+            memory_mb: None,
+            disk_mb: None,
+        },
+        toml::Value::Table(_) => value
+            .clone()
+            .try_into()
+            .map_err(|e: toml::de::Error| (String::new(), e.message().trim().to_string()))?,
+        _ => {
+            return Err((
+                String::new(),
+                "must be a list (the command) or a table with `command`".into(),
+            ))
+        }
+    };
+    if table.command.is_empty() || table.command[0].is_empty() {
+        return Err((".command".into(), "must be a non-empty list".into()));
+    }
+    for (k, v) in [
+        ("seconds", table.seconds),
+        ("memory_mb", table.memory_mb),
+        ("disk_mb", table.disk_mb),
+    ] {
+        if v == Some(0) {
+            return Err((format!(".{k}"), "must be at least 1".into()));
+        }
+    }
+    Ok(BuildConfig {
+        command: table.command,
+        sandbox: table.sandbox.unwrap_or(bot_sandbox),
+        network: table.network.unwrap_or(false),
+        seconds: table.seconds.unwrap_or(BuildConfig::SECONDS),
+        memory_mb: table.memory_mb.unwrap_or(BuildConfig::MEMORY_MB),
+        disk_mb: table.disk_mb.unwrap_or(BuildConfig::DISK_MB),
+    })
+}
+
 /// Deserializes TOML, turning errors into (key path, reason).
 fn parse_toml<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, (String, String)> {
     let de = toml::Deserializer::parse(text)
@@ -1055,20 +1188,43 @@ env = { X = "1" }
         // A bot that is built first is checked after its build, not before.
         let c = parse(&good().replace(
             "command = [\"/bin/sh\"]",
-            "command = [\"./not-yet-built\"]\nbuild = [\"true\"]",
+            "command = [\"./not-yet-built\"]\nbuild = { command = [\"true\"], sandbox = \"none\" }",
         ))
         .unwrap();
-        let e = c.run_builds(true).unwrap_err();
+        let e = c.run_builds(true, &[]).unwrap_err();
         assert_eq!(e.key, "bots[1].command");
         let e = parse(&good().replace(
             "command = [\"/bin/sh\"]",
-            "command = [\"/bin/sh\"]\nbuild = [\"false\"]",
+            "command = [\"/bin/sh\"]\nbuild = { command = [\"false\"], sandbox = \"none\" }",
         ))
         .unwrap()
-        .run_builds(true)
+        .run_builds(true, &[])
         .unwrap_err();
         assert_eq!(e.key, "bots[1].build");
         assert!(e.reason.contains("failed"), "{e}");
+        // The table's keys are checked like the rest.
+        let e = parse_err(&good().replace(
+            "command = [\"/bin/sh\"]",
+            "command = [\"/bin/sh\"]\nbuild = { command = [\"make\"], netwrk = true }",
+        ));
+        assert_eq!(e.key, "bots[1].build");
+        assert!(e.reason.contains("netwrk"), "{e}");
+        let e = parse_err(&good().replace(
+            "command = [\"/bin/sh\"]",
+            "command = [\"/bin/sh\"]\nbuild = { command = [\"make\"], seconds = 0 }",
+        ));
+        assert_eq!(e.key, "bots[1].build.seconds");
+        // A build is sandboxed like its bot unless it says otherwise.
+        let c = parse(&good().replace(
+            "command = [\"/bin/sh\"]",
+            "command = [\"/bin/sh\"]\nsandbox = \"bwrap\"\nbuild = [\"make\"]",
+        ))
+        .unwrap();
+        let b = c.bots[1].build.as_ref().unwrap();
+        assert_eq!(
+            (b.sandbox, b.network, b.seconds),
+            (Sandbox::Bwrap, false, 600)
+        );
     }
 
     #[test]

@@ -69,6 +69,7 @@ impl RefereePlayer {
                         env: b.env.clone().into_iter().collect(),
                         resources: b.limits.resources().expect("validated with the config"),
                         sandbox,
+                        build: None,
                     })
                 })
                 .collect(),
