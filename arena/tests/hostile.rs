@@ -157,6 +157,7 @@ async fn one_match(name: &'static str, movetime_ms: u64, out: PathBuf) -> Vec<Ga
         keep_bots: false,
         sprt: None,
         out,
+        budget: Default::default(),
     };
     let mut records = Vec::new();
     matchplay::run_match(&config, |r, _, _| records.push(r.clone()))
@@ -435,6 +436,7 @@ async fn probe_game(spec: BotSpec, tag: &str) -> (GameRecord, String) {
             limits: Limits::default(),
             keep_bots: false,
             sprt: None,
+            budget: Default::default(),
             out: out.clone(),
         };
         let mut records = Vec::new();

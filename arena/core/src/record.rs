@@ -174,6 +174,10 @@ pub struct SeatRecord {
     pub command: Vec<String>,
     /// The bot's stderr log for this game, if one was kept.
     pub log: Option<String>,
+    /// What it was asked to search in each `go` (equal-compute runs);
+    /// absent when no budget was set.
+    #[serde(default, skip_serializing_if = "crate::protocol::Budget::is_empty")]
+    pub budget: crate::protocol::Budget,
 }
 
 /// One move as played.

@@ -86,6 +86,18 @@ pub struct MatchArgs {
     /// of restarting them for every game.
     #[arg(long)]
     keep_bots: bool,
+    /// Equal compute: ask both bots to visit N positions per decision
+    /// (`nodes=N` in `go`; the time control stays in force).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    nodes: Option<u64>,
+    /// Equal compute: ask both bots for N playouts (simulations) per
+    /// decision (`playouts=N` in `go`).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    playouts: Option<u64>,
+    /// Equal compute: ask both bots to search N plies deep (`depth=N` in
+    /// `go`).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    depth: Option<u64>,
     /// Compact records: keep the state after every N-th ply (and the last)
     /// in games.jsonl; every reader rebuilds the others from the moves
     /// [default: 1, every ply].
@@ -242,6 +254,11 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
         keep_bots: args.keep_bots,
         out: args.out.clone(),
         sprt: args.sprt,
+        budget: arena_core::protocol::Budget {
+            nodes: args.nodes,
+            playouts: args.playouts,
+            depth: args.depth,
+        },
     })
 }
 

@@ -11,7 +11,7 @@ use super::seat::{self, Info, Misstep};
 use super::GameSetup;
 use crate::process::{Bot, BotFailure, BotSpec};
 use arena_core::games::{AnyState, Seat};
-use arena_core::protocol::{self, Go};
+use arena_core::protocol::{self, Budget, Go};
 use arena_core::record::{GameRecord, GameResult, MoveRecord, Reason, SeatRecord};
 
 fn ms(d: Duration) -> u64 {
@@ -64,11 +64,12 @@ impl Table {
     }
 }
 
-pub(super) fn seat_record(spec: &BotSpec, log: Option<&Path>) -> SeatRecord {
+pub(super) fn seat_record(spec: &BotSpec, log: Option<&Path>, budget: Budget) -> SeatRecord {
     SeatRecord {
         name: spec.name.clone(),
         command: spec.command.clone(),
         log: log.map(|p| p.display().to_string()),
+        budget,
     }
 }
 
@@ -87,7 +88,7 @@ pub async fn play_game(setup: &GameSetup, bots: [&mut Bot; 2]) -> GameRecord {
         if bots[s].log_path() != path.as_deref() {
             bots[s].set_log(path.as_deref());
         }
-        seat_record(&bots[s].spec, bots[s].log_path())
+        seat_record(&bots[s].spec, bots[s].log_path(), setup.budgets[s])
     });
     let mut state = setup.game.initial_state();
     let mut table = Table::new(setup, seats, state.to_string());
@@ -178,6 +179,7 @@ async fn play(
             opptime: clock[1 - seat].map(ms),
             inc: ms(inc),
             movetime: tc.movetime_ms,
+            budget: setup.budgets[seat],
         };
         let wait = limit.map(|l| l + margin);
         let decision =

@@ -24,6 +24,7 @@ use tokio::time::Instant;
 
 use crate::process::{Bot, BotFailure, BotSpec, Limits, StartError};
 use arena_core::games::{AnyGame, Seat};
+use arena_core::protocol::Budget;
 use arena_core::record::{GameRecord, GameResult, Reason};
 
 pub use game::play_game;
@@ -109,6 +110,9 @@ pub struct GameSetup {
     /// so that nothing it left running takes the CPU its opponent's clock is
     /// paying for.
     pub ponder: bool,
+    /// What each seat's bot is asked to search (sent in its `go`, kept in
+    /// its seat's record); empty for none.
+    pub budgets: [Budget; 2],
     /// Where the bots' stderr logs go (one file per bot per game); `None`
     /// discards them.
     pub log_dir: Option<PathBuf>,
@@ -282,7 +286,11 @@ fn start_failure(
 ) -> GameRecord {
     let seats = [0, 1].map(|s| {
         let log = setup.log_path(s, &players[s].spec.name);
-        seat_record(&players[s].spec, log.as_deref().filter(|p| p.exists()))
+        seat_record(
+            &players[s].spec,
+            log.as_deref().filter(|p| p.exists()),
+            setup.budgets[s],
+        )
     });
     let state = setup.game.initial_state().to_string();
     let mut table = Table::new(setup, seats, state);
@@ -358,6 +366,7 @@ mod tests {
                 margin_ms: 50,
             },
             ponder: false,
+            budgets: Default::default(),
             log_dir: None,
         }
     }

@@ -460,6 +460,7 @@ mod tests {
             name: name.into(),
             command: vec!["./bot".into()],
             log: None,
+            budget: Default::default(),
         };
         GameRecord {
             index,

@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use crate::process::{LimitSettings, Sandbox};
 use crate::referee::TimeControl;
 use arena_core::games;
+use arena_core::protocol::Budget;
 
 /// The largest config file arena reads.
 pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
@@ -110,6 +111,9 @@ struct RawBot {
     #[serde(default)]
     sandbox: Sandbox,
     keep_bots: Option<bool>,
+    /// `budget = { nodes = N, playouts = N, depth = N }`, sent in `go`.
+    #[serde(default)]
+    budget: Budget,
 }
 
 /// `build = { command = [...], sandbox = "none", ... }`.
@@ -171,6 +175,8 @@ pub struct BotConfig {
     /// Whether its process is kept from one game to the next (`keep_bots`,
     /// per bot or the config's default).
     pub keep: bool,
+    /// What it is asked to search in each `go` (equal-compute runs).
+    pub budget: Budget,
 }
 
 /// A validated tournament config.
@@ -236,6 +242,9 @@ pub struct NormalizedBot {
     /// but a bot that carries state from game to game does not.
     #[serde(default, skip_serializing_if = "is_default")]
     pub keep: bool,
+    /// Its search budget: other budgets, other games.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub budget: Budget,
 }
 
 fn is_default<T: Default + PartialEq>(v: &T) -> bool {
@@ -413,6 +422,7 @@ impl Config {
                 limits: b.limits.clone(),
                 sandbox: b.sandbox,
                 keep: b.keep_bots.unwrap_or(raw.keep_bots),
+                budget: b.budget,
             });
         }
 
@@ -736,6 +746,7 @@ impl Config {
                     limits: b.limits.clone(),
                     sandbox: b.sandbox,
                     keep: b.keep,
+                    budget: b.budget,
                 })
                 .collect(),
         }
@@ -1225,6 +1236,23 @@ env = { X = "1" }
             (b.sandbox, b.network, b.seconds),
             (Sandbox::Bwrap, false, 600)
         );
+        // A budget reaches the bot and the fingerprint; a typo is refused.
+        let plain = parse(&good()).unwrap();
+        let c = parse(&good().replace(
+            "command = [\"/bin/sh\"]",
+            "command = [\"/bin/sh\"]\nbudget = { playouts = 2000 }",
+        ))
+        .unwrap();
+        assert_eq!(c.bots[1].budget.playouts, Some(2000));
+        assert_ne!(
+            c.normalized().fingerprint(),
+            plain.normalized().fingerprint()
+        );
+        let e = parse_err(&good().replace(
+            "command = [\"/bin/sh\"]",
+            "command = [\"/bin/sh\"]\nbudget = { playout = 2000 }",
+        ));
+        assert!(e.key.starts_with("bots[1].budget"), "{e}");
     }
 
     #[test]

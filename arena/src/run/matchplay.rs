@@ -18,6 +18,7 @@ use crate::run::schedule;
 use crate::run::{self, Hooks, ProgressMode, RunOptions, TournamentError};
 use crate::standings::Tally;
 use arena_core::games::AnyGame;
+use arena_core::protocol::Budget;
 use arena_core::record::GameRecord;
 
 pub use crate::run::schedule::game_seeds;
@@ -38,6 +39,9 @@ pub struct MatchConfig {
     /// Stop as soon as this test of the first bot against the second
     /// decides (`games` is then a cap).
     pub sprt: Option<SprtParams>,
+    /// What both bots are asked to search in each `go` (`--nodes`,
+    /// `--playouts`, `--depth`).
+    pub budget: Budget,
 }
 
 /// How to run a match: as [`RunOptions`] for a tournament.
@@ -147,6 +151,7 @@ pub fn normalized(config: &MatchConfig) -> Normalized {
                 limits: Default::default(),
                 sandbox: b.sandbox,
                 keep: false,
+                budget: config.budget,
             })
             .collect(),
     }
@@ -192,6 +197,7 @@ pub async fn run_match_with(
         ponder: config.ponder,
         limits: config.limits.clone(),
         opening_plies: 0,
+        budgets: vec![config.budget; 2],
         run_dir: config.out.clone(),
         kept: Default::default(),
     });

@@ -13,6 +13,7 @@ use crate::process::{BotSpec, Limits, Sandbox};
 use crate::referee::{self, BotSlot, GameSetup, TimeControl};
 use crate::store;
 use arena_core::games::AnyGame;
+use arena_core::protocol::Budget;
 use arena_core::record::GameRecord;
 
 /// Plays scheduled games with the referee, the random opening drawn from the
@@ -34,6 +35,8 @@ pub struct RefereePlayer {
     pub ponder: bool,
     pub limits: Limits,
     pub opening_plies: u32,
+    /// Per bot, in config order: what it is asked to search.
+    pub budgets: Vec<Budget>,
     /// The run directory: bots' stderr logs go to `logs/` in it, and records
     /// name them relative to it.
     pub run_dir: PathBuf,
@@ -84,6 +87,7 @@ impl RefereePlayer {
                 ..Limits::default()
             },
             opening_plies: config.random_opening_plies,
+            budgets: config.bots.iter().map(|b| b.budget).collect(),
             run_dir: run_dir.to_path_buf(),
             kept: Default::default(),
         }
@@ -129,6 +133,7 @@ impl Player for RefereePlayer {
             opening: schedule::random_opening(&*self.game, job.seed, self.opening_plies),
             time: self.time,
             ponder: self.ponder,
+            budgets: job.seats.map(|b| self.budgets[b]),
             log_dir: Some(self.run_dir.join(store::LOGS)),
         };
         let keep = job.seats.map(|b| self.keep[b]);

@@ -543,6 +543,7 @@ mod tests {
                     limits: Default::default(),
                     sandbox: Default::default(),
                     keep: false,
+                    budget: Default::default(),
                 })
                 .collect(),
         }
@@ -576,6 +577,7 @@ mod tests {
                 name: self.bots[job.seats[s]].clone(),
                 command: vec!["true".into()],
                 log: None,
+                budget: Default::default(),
             };
             let result = match (job.seed ^ job.index) % 3 {
                 0 => GameResult::Seat0Wins,

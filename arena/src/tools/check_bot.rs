@@ -576,6 +576,7 @@ async fn decide(
         opptime: None,
         inc: 0,
         movetime: Some(ctx.movetime.as_millis() as u64),
+        budget: Default::default(),
     };
     let limit = ctx.movetime + ctx.margin;
     // Wait past the deadline to tell a slow answer from no answer; the bot

@@ -81,6 +81,7 @@ pub fn random_game(
         name: name.to_string(),
         command: vec!["./random-bot".into()],
         log: None,
+        budget: Default::default(),
     };
     GameRecord {
         index,
@@ -209,6 +210,7 @@ pub fn fixture_records() -> Vec<GameRecord> {
                 name: name.to_string(),
                 command: vec![],
                 log: None,
+                budget: Default::default(),
             };
             records.push(GameRecord {
                 index,

@@ -120,6 +120,7 @@ pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, BenchE
                 limits: Default::default(),
                 sandbox: Default::default(),
                 keep,
+                budget: Default::default(),
             })
             .collect(),
     };
@@ -143,6 +144,7 @@ pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, BenchE
         ponder: v.ponder,
         limits: Limits::default(),
         opening_plies: 0,
+        budgets: vec![Default::default(); bots],
         run_dir,
         kept: Default::default(),
     };
