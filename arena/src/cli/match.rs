@@ -30,7 +30,9 @@ pub struct MatchArgs {
     params: Vec<(String, String)>,
     /// Number of games (seats alternate; games 2k and 2k+1 share a seed).
     /// With --sprt, the most games to play [default: 2, or 20000 with --sprt].
-    #[arg(long)]
+    // A negative count is read as a value (not as an unknown option `-4`), so
+    // that parse_games can say what is wrong with it.
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_games)]
     games: Option<u64>,
     /// Sequential probability ratio test of the first bot against the second
     /// on game pairs (pentanomial model), e.g. elo0=0,elo1=10,alpha=0.05,beta=0.05:
@@ -101,7 +103,9 @@ pub struct MatchArgs {
     /// Compact records: keep the state after every N-th ply (and the last)
     /// in games.jsonl; every reader rebuilds the others from the moves
     /// [default: 1, every ply].
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    // The doc line above says the default and what it means; clap's own
+    // `[default: 1]` would repeat it.
+    #[arg(long, value_name = "N", default_value_t = 1, hide_default_value = true, value_parser = clap::value_parser!(u32).range(1..))]
     record_states: u32,
     /// Output directory for games.jsonl, games.csv and logs/ (a run
     /// directory, as a tournament's: refused if it holds a run).
@@ -175,6 +179,28 @@ impl From<MatchError> for Error {
             e @ (MatchError::Games { .. } | MatchError::Command(_)) => Error::usage(e),
             MatchError::Run(e) => e.into(),
         }
+    }
+}
+
+/// `--games`: a count of games. Zero and counts over the schedule's limit
+/// reach match_config, which names the range; what is not a count at all
+/// (`-4`, `two`) is refused here, by clap, with exit code 2.
+fn parse_games(text: &str) -> Result<u64, String> {
+    match text.trim().parse::<i128>() {
+        Ok(n) if n < 0 => Err(format!(
+            "the number of games must be a positive number (from 1 to {}), not {n}",
+            arena::run::schedule::MAX_GAMES
+        )),
+        Ok(n) => u64::try_from(n).map_err(|_| {
+            format!(
+                "the number of games must be from 1 to {}",
+                arena::run::schedule::MAX_GAMES
+            )
+        }),
+        Err(_) => Err(format!(
+            "the number of games must be a positive number (from 1 to {}), not `{text}`",
+            arena::run::schedule::MAX_GAMES
+        )),
     }
 }
 

@@ -301,10 +301,23 @@ impl Config {
 
         let name = match &raw.name {
             Some(n) => n.clone(),
-            None => path
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default(),
+            None => {
+                // The user wrote no `name`: the file name gives one, made valid
+                // (`spaces config.toml` names `reports/spaces-config/`), so that
+                // no error blames a key the file does not hold.
+                let stem = path
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let derived = name_from_file_stem(&stem);
+                if derived.is_empty() {
+                    return Err(err(
+                        "(file name)",
+                        format!("the file name `{stem}` gives no report name (it needs a letter or digit): set `name = \"...\"` in the config"),
+                    ));
+                }
+                derived
+            }
         };
         if name.is_empty()
             || !name
@@ -978,6 +991,25 @@ fn build_config(
     })
 }
 
+/// The report name a config file's name gives when the config sets none:
+/// every run of characters other than ASCII letters, digits, `-`, `_` and `.`
+/// becomes one `-`, and leading and trailing `-` and `.` go (a name may not
+/// start with `.`). Empty when nothing is left.
+fn name_from_file_stem(stem: &str) -> String {
+    let mut name = String::new();
+    let mut replaced = false;
+    for c in stem.chars() {
+        if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+            name.push(c);
+            replaced = false;
+        } else if !replaced {
+            name.push('-');
+            replaced = true;
+        }
+    }
+    name.trim_matches(|c| c == '-' || c == '.').to_string()
+}
+
 /// Deserializes TOML, turning errors into (key path, reason).
 fn parse_toml<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, (String, String)> {
     let de = toml::Deserializer::parse(text)
@@ -1087,6 +1119,28 @@ env = { X = "1" }
             conc.normalized().fingerprint(),
             "concurrency does not change results"
         );
+    }
+
+    #[test]
+    fn a_file_name_that_is_no_valid_name_gives_one() {
+        let named = |file: &str, text: &str| Config::parse(Path::new(file), text);
+        let c = named("t/spaces config.toml", &good()).expect("derived name");
+        assert_eq!(c.name, "spaces-config");
+        let c = named("t/ Übung  (2).toml", &good()).expect("derived name");
+        assert_eq!(c.name, "bung-2");
+        let c = named("t/.hidden.toml", &good()).expect("derived name");
+        assert_eq!(c.name, "hidden");
+        // Nothing usable left: the file name is named as the problem.
+        let e = named("t/(((.toml", &good()).expect_err("no name");
+        assert_eq!(e.key, "(file name)", "{e}");
+        assert!(e.reason.contains("set `name ="), "{e}");
+        // A name the user wrote is still checked as written, not repaired.
+        let e = named(
+            "t/spaces config.toml",
+            &format!("name = \"a b\"\n{}", good()),
+        )
+        .expect_err("bad name");
+        assert_eq!(e.key, "name", "{e}");
     }
 
     #[test]

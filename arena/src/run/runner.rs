@@ -347,6 +347,14 @@ fn prepare_dir(
         store::remove_run(dir, &old)?;
         return Ok(store::Resumed::default());
     }
+    if !opts.resume && old.status == "complete" {
+        // A finished run has nothing left to resume: do not suggest it.
+        return refuse(format!(
+            "{} already holds a run ({}), and it is complete: nothing is left to resume; use --overwrite to replace it, or --out for another directory",
+            dir.display(),
+            old.describe(),
+        ));
+    }
     if !opts.resume {
         return refuse(format!(
             "{} already holds a run ({}, {}); use --resume to finish it, --overwrite to replace it, or --out for another directory",
