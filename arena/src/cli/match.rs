@@ -304,6 +304,17 @@ pub fn run(args: MatchArgs) -> Result<(), Error> {
         record_states: args.record_states as usize,
     };
     super::runtime()?.block_on(async {
+        // Fail fast: both bots must start and answer `ready` before the
+        // first game, or every game would be a forfeit.
+        super::interruptible(async {
+            for spec in &config.bots {
+                arena::referee::check_command(spec, &config.limits)
+                    .await
+                    .map_err(Error::usage)?;
+            }
+            Ok(())
+        })
+        .await?;
         let names = [config.bots[0].name.clone(), config.bots[1].name.clone()];
         let total = config.games;
         let quiet = args.quiet;

@@ -182,31 +182,89 @@ impl BotSlot {
     }
 }
 
-/// A bot command that cannot be started at all.
+/// A bot that cannot be brought to `ready` before a run: the run stops
+/// before its first game, saying why (a tournament of hours must not be
+/// played as forfeits because of a typo in a script name).
 #[derive(Debug, thiserror::Error)]
-#[error("bot `{bot}`: cannot start command `{command}`: {source}")]
+#[error("bot `{bot}` cannot start: `{command}`: {why}{}", stderr_tail(stderr))]
 pub struct CommandError {
     /// The bot's name.
     pub bot: String,
     /// Its command line.
     pub command: String,
-    /// What went wrong.
-    pub source: std::io::Error,
+    /// What went wrong: it could not be run at all, or it ran and did not
+    /// answer `arena 1` with `ready` (its exit status, or the time it had).
+    pub why: String,
+    /// The last lines it wrote to stderr.
+    pub stderr: Vec<String>,
+}
+
+fn stderr_tail(lines: &[String]) -> String {
+    if lines.is_empty() {
+        "; it wrote nothing to stderr".into()
+    } else {
+        format!("; the end of its stderr:\n  {}", lines.join("\n  "))
+    }
 }
 
 /// Starts the bot of `spec` just to see that its command can be run, and
-/// stops it at once. The error names the command.
-pub async fn check_command(spec: &Arc<BotSpec>, limits: &Limits) -> Result<(), CommandError> {
+/// stops it at once (what a library run checks: a bot that then fails to
+/// answer loses its games). The error names the command.
+pub async fn check_spawn(spec: &Arc<BotSpec>, limits: &Limits) -> Result<(), CommandError> {
     match Bot::spawn(spec.clone(), limits, None).await {
         Ok(mut bot) => {
             bot.kill().await;
             Ok(())
         }
-        Err(source) => Err(CommandError {
+        Err(e) => Err(CommandError {
             bot: spec.name.clone(),
             command: spec.command_line(),
-            source,
+            why: e.to_string(),
+            stderr: Vec::new(),
         }),
+    }
+}
+
+/// Lines of a failed bot's stderr shown by [`check_command`].
+const STDERR_TAIL_LINES: usize = 12;
+
+/// Starts the bot of `spec` once, as a game would, and waits for its
+/// `ready` (within `limits.startup`), then lets it go with `quit`. The
+/// error names the command, what happened and the end of its stderr.
+pub async fn check_command(spec: &Arc<BotSpec>, limits: &Limits) -> Result<(), CommandError> {
+    let log = tempfile::Builder::new()
+        .prefix("arena-start-check-")
+        .tempdir()
+        .map(|d| {
+            let path = d.path().join("stderr.log");
+            (d, path)
+        });
+    let log_path = log.as_ref().ok().map(|(_, p)| p.clone());
+    let error = |why: String| {
+        let text = log_path
+            .as_ref()
+            .and_then(|p| std::fs::read(p).ok())
+            .unwrap_or_default();
+        let text = String::from_utf8_lossy(&text);
+        let lines: Vec<&str> = text.lines().collect();
+        let tail = lines[lines.len().saturating_sub(STDERR_TAIL_LINES)..]
+            .iter()
+            .map(|l| crate::display::escape(l).into_owned())
+            .collect();
+        CommandError {
+            bot: spec.name.clone(),
+            command: spec.command_line(),
+            why,
+            stderr: tail,
+        }
+    };
+    match Bot::start(spec.clone(), limits, log_path.as_deref()).await {
+        Ok(mut bot) => {
+            bot.shutdown().await;
+            Ok(())
+        }
+        Err(StartError::Spawn { error: e, .. }) => Err(error(e.to_string())),
+        Err(StartError::Failed(f)) => Err(error(f.detail)),
     }
 }
 

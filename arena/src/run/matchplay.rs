@@ -184,7 +184,7 @@ pub async fn run_match_with(
         });
     }
     for spec in &config.bots {
-        referee::check_command(spec, &config.limits).await?;
+        referee::check_spawn(spec, &config.limits).await?;
     }
     // The tournament's player, the bots in `--bot` order (a job's seats
     // index them), without a random opening.
