@@ -84,7 +84,7 @@ impl Level {
 #[derive(Clone, Debug, Default)]
 pub struct CheckReport {
     pub lines: Vec<(Level, String)>,
-    /// Every answer time (`go` flushed to `move` read), in ms.
+    /// Every answer time (the `go` write started to `move` read), in ms.
     pub move_ms: Vec<f64>,
 }
 
