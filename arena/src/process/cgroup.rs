@@ -411,3 +411,49 @@ pub fn remove_root() {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every bot cgroup has the same CPU share where the machine has a cpu
+    /// controller arena may use (as root here: the v1 `cpu` hierarchy of a
+    /// hybrid system), and a bot process that joins it is in it.
+    #[test]
+    fn bot_cgroups_get_the_same_cpu_share() {
+        let Some(cg) = Cgroup::create() else {
+            eprintln!("SKIPPED: no bot cgroups here");
+            return;
+        };
+        let v1 = share_root_of(std::process::id()).is_some_and(|d| d.join("cpu.shares").exists());
+        let v2 = cg.dir.join("cpu.weight").exists();
+        if !(v1 || v2) {
+            eprintln!("SKIPPED: no cpu controller for arena's cgroups");
+            return;
+        }
+        assert!(cg.has_cpu_share());
+        if let Some(share) = &cg.share {
+            let shares = fs::read_to_string(share.dir.join("cpu.shares")).unwrap();
+            assert_eq!(shares.trim().as_bytes(), SHARES);
+            let mut child = std::process::Command::new("sleep")
+                .arg("5")
+                .spawn()
+                .unwrap();
+            share.procs.add(child.id() as i32);
+            let inside = fs::read_to_string(format!("/proc/{}/cgroup", child.id())).unwrap();
+            let _ = child.kill();
+            let _ = child.wait();
+            let name = share.dir.file_name().unwrap().to_str().unwrap();
+            assert!(
+                inside
+                    .lines()
+                    .any(|l| l.contains(":cpu") && l.ends_with(&format!("/{name}"))),
+                "{inside}"
+            );
+        } else {
+            let weight = fs::read_to_string(cg.dir.join("cpu.weight")).unwrap();
+            assert_eq!(weight.trim(), "100");
+        }
+        release(cg);
+    }
+}
