@@ -41,6 +41,12 @@ fn root() -> Option<&'static Path> {
         // cgroups get it (and so equal weights); where it does not, this
         // fails and the v1 `cpu` hierarchy gives the shares ([`share_root`]).
         let _ = fs::write(dir.join("cgroup.subtree_control"), b"+cpu");
+        // As for the v1 shares ([`share_root`]): the bots together weigh
+        // one task per CPU.
+        let _ = fs::write(
+            dir.join("cpu.weight"),
+            (100 * cpus()).min(10000).to_string(),
+        );
         // cgroup.kill came with Linux 5.14; without it the fallback is better.
         if dir.join("cgroup.kill").exists() {
             super::keeper::at_exit(remove_root_at_exit);
@@ -51,6 +57,11 @@ fn root() -> Option<&'static Path> {
         }
     })
     .as_deref()
+}
+
+/// The CPUs this process may use.
+fn cpus() -> u64 {
+    std::thread::available_parallelism().map_or(1, |n| n.get() as u64)
 }
 
 /// Whether bots get cgroups of their own in this process.
@@ -310,6 +321,13 @@ fn share_root() -> Option<&'static Path> {
             let _ = fs::remove_dir(&dir);
             return None;
         }
+        // All the bots together are one entity beside the machine's other
+        // tasks: weigh them as one task per CPU (up to that many bots think
+        // at once), what they weighed in autogroups of their own before.
+        let _ = fs::write(
+            dir.join("cpu.shares"),
+            (1024 * cpus()).min(262_144).to_string(),
+        );
         Some(dir)
     })
     .as_deref()
