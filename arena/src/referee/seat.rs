@@ -141,8 +141,9 @@ pub const FREEZE_AFTER: Duration = Duration::from_millis(1);
 
 /// One decision: `position`, `legal` and `go` in one write (after whatever
 /// was queued), then reads up to the `move`, keeping `info` lines, for at
-/// most `wait` from the start of the write (`None`: no limit). `waiting`, the opponent
-/// when it may not ponder, is frozen once the bot has thought for
+/// most `wait` from the start of the write (`None`: no limit), which is
+/// also as long as the write may wait for the bot to read. `waiting`, the
+/// opponent when it may not ponder, is frozen once the bot has thought for
 /// [`FREEZE_AFTER`], and stays frozen until its own `go`.
 pub async fn decide(
     bot: &mut Bot,
