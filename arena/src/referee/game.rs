@@ -93,8 +93,12 @@ pub async fn play_game(setup: &GameSetup, bots: [&mut Bot; 2]) -> GameRecord {
     let mut state = setup.game.initial_state();
     let mut table = Table::new(setup, seats, state.to_string());
     play(setup, &mut bots, &mut state, &mut table).await;
+    // Both bots stay frozen from here until their next game needs them (its
+    // first `go`): `gameover` waits in the pipe. A kept bot parked between
+    // its games takes no CPU from the games in progress; a bot that is
+    // stopped is thawed to read `quit` ([`Bot::shutdown`]).
     for bot in bots.iter_mut() {
-        bot.set_frozen(false);
+        bot.set_frozen(true);
     }
     table.record.final_state = state.to_string();
     send_gameover(&mut bots, &table.record).await;

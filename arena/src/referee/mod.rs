@@ -180,6 +180,15 @@ impl BotSlot {
     pub fn bot(&self) -> Option<&Bot> {
         self.bot.as_ref()
     }
+
+    /// Freezes the running bot until its next game's first `go`: a kept bot
+    /// between its games (the end of a game froze it already; this makes
+    /// sure of it for every way a bot gets parked).
+    pub fn park(&mut self) {
+        if let Some(bot) = self.bot.as_mut() {
+            bot.set_frozen(true);
+        }
+    }
 }
 
 /// A bot that cannot be brought to `ready` before a run: the run stops
@@ -269,7 +278,8 @@ pub async fn check_command(spec: &Arc<BotSpec>, limits: &Limits) -> Result<(), C
 }
 
 /// Plays one game with the two players' bots (`players[0]` takes seat 0),
-/// starting each bot that is not running. With `keep`, healthy bots stay
+/// starting each bot that is not running, seat 0's first. Every bot waits
+/// frozen from its `ready` (or the end of its last game) to its first `go`. With `keep`, healthy bots stay
 /// running for the next game (`newgame` again); otherwise, and for a bot
 /// that misbehaved, they are stopped afterwards. A bot that cannot be
 /// started loses the game (both failing: a draw).
@@ -281,7 +291,12 @@ pub async fn run_game(
 ) -> GameRecord {
     let [p0, p1] = players;
     let started = Instant::now();
-    let (r0, r1) = tokio::join!(ensure(p0, setup, 0, limits), ensure(p1, setup, 1, limits));
+    // One after the other: a bot is frozen once it is `ready`, so the
+    // second starts with nothing of the first running beside it (a bot that
+    // answers `ready` and then spins, in as many processes and sessions as
+    // it likes, cannot starve its opponent's start-up).
+    let r0 = ensure(p0, setup, 0, limits).await;
+    let r1 = ensure(p1, setup, 1, limits).await;
     let mut record = match (r0, r1) {
         (Ok(()), Ok(())) => {
             let (b0, b1) = (p0.bot.as_mut().unwrap(), p1.bot.as_mut().unwrap());

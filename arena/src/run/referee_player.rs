@@ -108,7 +108,9 @@ impl KeptBots {
             .remove(&(lane, bot))
     }
 
-    fn put(&self, lane: usize, bot: usize, player: BotSlot) {
+    fn put(&self, lane: usize, bot: usize, mut player: BotSlot) {
+        // Parked, it takes no CPU from the lane's other games.
+        player.park();
         self.0
             .lock()
             .unwrap_or_else(|e| e.into_inner())
