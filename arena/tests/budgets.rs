@@ -146,3 +146,96 @@ fn a_budget_gives_the_same_games_at_any_load() {
         .iter()
         .all(|r| r.seats.iter().all(|s| s.budget.is_empty())));
 }
+
+/// `arena match` of the first-legal bot against a bot that burns 35 ms of
+/// CPU per 50 ms move, with `clock` options, while `busy` runs.
+fn burner_match(out: &Path, clock: &[&str]) -> Vec<GameRecord> {
+    let burner = format!(
+        "burner={} {} --mode burn --sleep-ms 35",
+        runs::python(),
+        runs::repo().join("bots/test/testbot.py").display()
+    );
+    let o = Command::new(ARENA)
+        .args([
+            "match",
+            "--game",
+            "dakon",
+            "--games",
+            "2",
+            "--concurrency",
+            "1",
+        ])
+        .args([
+            "--movetime",
+            "50",
+            "--margin",
+            "10",
+            "--sandbox",
+            "none",
+            "--quiet",
+        ])
+        .arg("--bot")
+        .arg(format!("first={ARENA} bot-first"))
+        .arg("--bot")
+        .arg(burner)
+        .args(clock)
+        .arg("--out")
+        .arg(out)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    records(out)
+}
+
+/// The cpu clock ignores the machine's load: with six busy processes (each
+/// in a session of its own, so each weighs as much as a bot) sharing the
+/// two cores, a bot that uses 35 ms of CPU per 50 ms move loses no game
+/// under `--clock cpu`, and the record says which clock it was. The
+/// control: under the wall clock the same bot, slowed by the load, loses
+/// on time.
+#[test]
+fn the_cpu_clock_charges_cpu_time_and_a_busy_machine_costs_no_game() {
+    let busy = Busy(
+        (0..6)
+            .map(|_| {
+                Command::new("setsid")
+                    .args(["sh", "-c", "while :; do :; done"])
+                    .spawn()
+                    .unwrap()
+            })
+            .collect(),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let cpu = burner_match(&dir.path().join("cpu"), &["--clock", "cpu"]);
+    let wall = burner_match(&dir.path().join("wall"), &[]);
+    drop(busy);
+    for r in &cpu {
+        assert!(
+            !r.reason.is_forfeit(),
+            "cpu clock: {:?} {:?}",
+            r.reason,
+            r.detail
+        );
+        assert_eq!(r.clock, arena_core::record::Clock::Cpu);
+        // Its moves took longer than their limit on the wall clock, and
+        // were charged their CPU time.
+        let burner = r.seats.iter().position(|s| s.name == "burner").unwrap();
+        let moves: Vec<_> = r.moves.iter().filter(|m| m.seat == burner).collect();
+        assert!(
+            moves.iter().all(|m| m.cpu_ms.is_some_and(|c| c >= 30.0)),
+            "{moves:?}"
+        );
+    }
+    assert!(
+        wall.iter()
+            .any(|r| r.reason == arena_core::record::Reason::Timeout),
+        "the control: under the wall clock the load costs the burner a game: {:?}",
+        wall.iter()
+            .map(|r| (r.reason, r.detail.clone()))
+            .collect::<Vec<_>>()
+    );
+    assert!(wall
+        .iter()
+        .all(|r| r.clock == arena_core::record::Clock::Wall));
+}

@@ -148,6 +148,8 @@ async fn one_match(name: &'static str, movetime_ms: u64, out: PathBuf) -> Vec<Ga
             time_ms: None,
             inc_ms: 0,
             margin_ms: 100,
+            clock: Default::default(),
+            ceiling_ms: None,
         },
         ponder: false,
         limits: Limits {

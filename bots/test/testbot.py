@@ -15,6 +15,7 @@ misbehave (default 0: at the first decision). Modes:
     random       a uniformly random legal move (seeded by --seed and the
                  `newgame` seed: deterministic)
     slow         sleep --sleep-ms before every move
+    burn         use --sleep-ms of CPU time before every move (a busy loop)
     illegal      play a move that is not legal (one legal earlier, or
                  --illegal-move)
     timeout      stop answering (sleep for ever)
@@ -232,6 +233,12 @@ def main():
                 send("move " + rng.choice(legal))
             elif mode == "slow":
                 time.sleep(args.sleep_ms / 1000)
+                send("move " + legal[0])
+            elif mode == "burn":
+                # --sleep-ms of CPU time (not wall time) per move.
+                until = time.process_time() + args.sleep_ms / 1000
+                while time.process_time() < until:
+                    pass
                 send("move " + legal[0])
             elif mode == "illegal":
                 old = sorted(seen - set(legal))

@@ -61,6 +61,15 @@ pub struct MatchArgs {
     #[arg(long, value_name = "SECS", conflicts_with = "movetime",
           value_parser = parse_st)]
     st: Option<u64>,
+    /// Which time a decision is charged: wall (default, as cutechess) or
+    /// cpu (the CPU time of all the bot's processes, within a wall-clock
+    /// ceiling: a busy machine does not turn it into losses).
+    #[arg(long, value_name = "wall|cpu", default_value = "wall")]
+    clock: arena_core::record::Clock,
+    /// The cpu clock's wall-time ceiling per decision, in ms [default: 5
+    /// times the limit plus 1 s].
+    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..))]
+    ceiling_ms: Option<u64>,
     /// Overrun tolerated before a bot loses on time, in ms.
     #[arg(long, value_name = "MS", default_value_t = 50)]
     margin: u64,
@@ -205,6 +214,11 @@ fn parse_games(text: &str) -> Result<u64, String> {
 }
 
 fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
+    if args.ceiling_ms.is_some() && args.clock != arena_core::record::Clock::Cpu {
+        return Err(
+            "--ceiling-ms is the cpu clock's wall-time ceiling: it needs --clock cpu".into(),
+        );
+    }
     let game = games::new_game(&args.game, &args.params).map_err(|e| e.to_string())?;
     if args.bots.len() != 2 {
         return Err(format!(
@@ -270,6 +284,8 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
             time_ms: time,
             inc_ms: inc,
             margin_ms: args.margin,
+            clock: args.clock,
+            ceiling_ms: args.ceiling_ms,
         },
         ponder: args.ponder,
         limits: Limits {

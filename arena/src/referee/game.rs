@@ -12,7 +12,7 @@ use super::GameSetup;
 use crate::process::{Bot, BotFailure, BotSpec};
 use arena_core::games::{AnyState, Seat};
 use arena_core::protocol::{self, Budget, Go};
-use arena_core::record::{GameRecord, GameResult, MoveRecord, Reason, SeatRecord};
+use arena_core::record::{Clock, GameRecord, GameResult, MoveRecord, Reason, SeatRecord};
 
 fn ms(d: Duration) -> u64 {
     d.as_millis() as u64
@@ -45,6 +45,7 @@ impl Table {
                 reason: Reason::Normal,
                 detail: None,
                 offender: None,
+                clock: setup.time.clock,
                 duration_ms: 0,
             },
             started: Instant::now(),
@@ -185,28 +186,43 @@ async fn play(
             movetime: tc.movetime_ms,
             budget: setup.budgets[seat],
         };
-        let wait = limit.map(|l| l + margin);
+        let wait = limit.map(|l| tc.wait(l));
         let decision =
             match seat::decide(bot, waiting, &state_text, &legal, go, wait, &mut info).await {
                 Ok(d) => d,
                 Err(Misstep::NoAnswer(mut f)) => {
-                    f.detail = format!(
-                        "no move within {} ms (+{} ms margin)",
-                        limit.map_or(0, ms),
-                        ms(margin)
-                    );
+                    f.detail = match tc.clock {
+                        Clock::Wall => format!(
+                            "no move within {} ms (+{} ms margin)",
+                            limit.map_or(0, ms),
+                            ms(margin)
+                        ),
+                        Clock::Cpu => format!(
+                            "no move within {} ms of wall time (the cpu clock's ceiling for a \
+                             limit of {} ms)",
+                            wait.map_or(0, ms),
+                            limit.map_or(0, ms)
+                        ),
+                    };
                     return table.forfeit(seat, f);
                 }
                 Err(m) => return table.forfeit(seat, m.failure()),
             };
-        let used = decision.used;
+        // The clock's charge: wall time, or the CPU time of the bot's
+        // processes on the cpu clock.
+        let used = tc.charge(decision.used, decision.cpu);
         if let Some(limit) = limit {
             if used > limit + margin {
                 let f = BotFailure::new(
                     Reason::Timeout,
                     format!(
-                        "move took {:.1} ms, limit {} ms (+{} ms margin)",
+                        "move took {:.1} ms{}, limit {} ms (+{} ms margin)",
                         used.as_secs_f64() * 1e3,
+                        if tc.clock == Clock::Cpu && decision.cpu.is_some() {
+                            " of CPU"
+                        } else {
+                            ""
+                        },
                         ms(limit),
                         ms(margin)
                     ),

@@ -25,7 +25,7 @@ use tokio::time::Instant;
 use crate::process::{Bot, BotFailure, BotSpec, Limits, StartError};
 use arena_core::games::{AnyGame, Seat};
 use arena_core::protocol::Budget;
-use arena_core::record::{GameRecord, GameResult, Reason};
+use arena_core::record::{Clock, GameRecord, GameResult, Reason};
 
 pub use game::play_game;
 use game::{seat_record, Table};
@@ -43,6 +43,15 @@ pub struct TimeControl {
     pub inc_ms: u64,
     /// Grace on top of the budget before a bot is out of time (pipes, scheduling).
     pub margin_ms: u64,
+    /// Which time a decision is charged (`wall` unless set: absent then,
+    /// so that manifests without it keep their fingerprint).
+    #[serde(default, skip_serializing_if = "Clock::is_wall")]
+    pub clock: Clock,
+    /// With the CPU clock: how long, in wall time, a decision may take at
+    /// most (a bot that sleeps or blocks uses no CPU); default
+    /// [`TimeControl::ceiling`]'s 5 times its limit plus 1 s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ceiling_ms: Option<u64>,
 }
 
 impl TimeControl {
@@ -65,6 +74,28 @@ impl TimeControl {
     pub fn margin(&self) -> Duration {
         Duration::from_millis(self.margin_ms)
     }
+
+    /// How long to wait for a decision whose limit is `limit`: the limit
+    /// and margin on the wall clock; on the CPU clock, the wall-clock
+    /// ceiling (`ceiling_ms`, else 5 times the limit plus 1 s).
+    pub fn wait(&self, limit: Duration) -> Duration {
+        match self.clock {
+            Clock::Wall => limit + self.margin(),
+            Clock::Cpu => self
+                .ceiling_ms
+                .map_or_else(|| limit * 5 + Duration::from_secs(1), Duration::from_millis),
+        }
+    }
+
+    /// What a decision that took `wall` (and `cpu`, where measured) costs
+    /// its clock: the wall time, or on the CPU clock the CPU time (wall
+    /// time where none could be measured).
+    pub fn charge(&self, wall: Duration, cpu: Option<Duration>) -> Duration {
+        match (self.clock, cpu) {
+            (Clock::Cpu, Some(cpu)) => cpu,
+            _ => wall,
+        }
+    }
 }
 
 impl Default for TimeControl {
@@ -74,6 +105,8 @@ impl Default for TimeControl {
             time_ms: None,
             inc_ms: 0,
             margin_ms: 50,
+            clock: Clock::Wall,
+            ceiling_ms: None,
         }
     }
 }
@@ -437,6 +470,8 @@ mod tests {
                 time_ms: None,
                 inc_ms: 0,
                 margin_ms: 50,
+                clock: Default::default(),
+                ceiling_ms: None,
             },
             ponder: false,
             budgets: Default::default(),
@@ -658,6 +693,8 @@ mod tests {
             time_ms: Some(3000),
             inc_ms: 100,
             margin_ms: 50,
+            clock: Default::default(),
+            ceiling_ms: None,
         };
         let dir = std::env::temp_dir().join(format!("arena-clock-{}", std::process::id()));
         s.log_dir = Some(dir.clone());

@@ -479,6 +479,7 @@ mod tests {
             reason: Reason::Normal,
             detail: None,
             offender: None,
+            clock: Default::default(),
             duration_ms: 1,
         }
     }

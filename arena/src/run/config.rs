@@ -16,6 +16,7 @@ use crate::process::{LimitSettings, Sandbox};
 use crate::referee::TimeControl;
 use arena_core::games;
 use arena_core::protocol::Budget;
+use arena_core::record::Clock;
 
 /// The largest config file arena reads.
 pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
@@ -70,6 +71,8 @@ struct RawConfig {
     /// Compact records: the state after every this-many plies (and the last).
     record_states: Option<u32>,
     time_control: RawTimeControl,
+    /// `clock = "cpu"`: the same as `[time_control] clock`.
+    clock: Option<Clock>,
     bots: Vec<RawBot>,
 }
 
@@ -90,6 +93,10 @@ struct RawTimeControl {
     st: Option<toml::Value>,
     #[serde(default = "default_margin")]
     margin_ms: u64,
+    /// `wall` (default) or `cpu`.
+    clock: Option<Clock>,
+    /// The cpu clock's wall-time ceiling per decision.
+    ceiling_ms: Option<u64>,
 }
 
 fn default_margin() -> u64 {
@@ -564,11 +571,31 @@ impl Config {
                 "needs time_ms (an increment is added to a game clock)".into(),
             ));
         }
+        let clock = match (raw.clock, tc.clock) {
+            (Some(a), Some(b)) if a != b => {
+                return Err(err(
+                    "clock",
+                    format!("clock = \"{a}\" and time_control.clock = \"{b}\": give one"),
+                ))
+            }
+            (a, b) => a.or(b).unwrap_or_default(),
+        };
+        if tc.ceiling_ms.is_some() && clock != Clock::Cpu {
+            return Err(err(
+                "time_control.ceiling_ms",
+                "is the cpu clock's wall-time ceiling: it needs clock = \"cpu\"".into(),
+            ));
+        }
+        if tc.ceiling_ms == Some(0) {
+            return Err(err("time_control.ceiling_ms", "must be at least 1".into()));
+        }
         let time_control = TimeControl {
             movetime_ms: tc.movetime_ms,
             time_ms: tc.time_ms,
             inc_ms: tc.inc_ms.unwrap_or(0),
             margin_ms: tc.margin_ms,
+            clock,
+            ceiling_ms: tc.ceiling_ms,
         };
 
         let config = Config {

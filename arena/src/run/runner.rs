@@ -541,6 +541,8 @@ mod tests {
                 time_ms: None,
                 inc_ms: 0,
                 margin_ms: 5,
+                clock: Default::default(),
+                ceiling_ms: None,
             },
             bots: (0..bots)
                 .map(|i| NormalizedBot {
@@ -609,6 +611,7 @@ mod tests {
                 reason: Reason::Normal,
                 detail: None,
                 offender: None,
+                clock: Default::default(),
                 duration_ms: 0,
             })
         }

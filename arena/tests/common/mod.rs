@@ -100,6 +100,7 @@ pub fn random_game(
         reason,
         detail,
         offender: None,
+        clock: Default::default(),
         duration_ms: 100 + seed % 900,
     }
 }
@@ -229,6 +230,7 @@ pub fn fixture_records() -> Vec<GameRecord> {
                 reason: Reason::Normal,
                 detail: None,
                 offender: None,
+                clock: Default::default(),
                 duration_ms: 10,
             });
         }
