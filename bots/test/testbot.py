@@ -81,6 +81,10 @@ legal move after attacking; what they managed goes to stderr as
     private-probe      at its first decision, say whether files it leaves in
                        its working directory, HOME and TMPDIR are there
                        (from an earlier game), then leave them
+    inode-hog          (branch sandbox) at its first decision, create empty
+                       files in TMPDIR (and each --fill-dir DIR) until
+                       creation fails or --fill-files N (default 300000)
+                       exist, say how many each took, remove them, and play on
 """
 
 import argparse
@@ -107,6 +111,9 @@ def main():
     ap.add_argument("--fill-mb", type=int, default=256, help="what disk-filler tries to write")
     ap.add_argument("--plant", default="", help="symlink-planter: where to plant the link")
     ap.add_argument("--append", default="", help="trojan: a file to append a forged line to")
+    # branch sandbox: inode-hog
+    ap.add_argument("--fill-files", type=int, default=300000, help="what inode-hog tries to make")
+    ap.add_argument("--fill-dir", action="append", default=[], help="inode-hog: also fill DIR")
     args = ap.parse_args()
     mode = args.mode
 
@@ -318,6 +325,7 @@ ATTACKS = {
     "eof-ignorer", "kill-parent", "stop-opponent", "cpu-thief",
     "symlink-planter", "trojan", "remount", "read-environ", "private-probe",
     "disk-filler", "memfd-hog",
+    "inode-hog",  # branch sandbox
 }
 
 THIEF = {}
@@ -483,6 +491,25 @@ def attack(mode, args, decisions, log):
             held += 1
         HOARD.append(fd)
         report(log, "memfd-hog held %d MB" % held)
+    # --- branch sandbox: empty files cost the host kernel memory, which no
+    # limit counts: how many the bot may make (TMPDIR first, then each
+    # --fill-dir), removed again before it plays on.
+    elif mode == "inode-hog" and first:
+        for where in [os.environ.get("TMPDIR", "/tmp")] + args.fill_dir:
+            made = []
+            try:
+                while len(made) < args.fill_files:
+                    path = os.path.join(where, "hog%d" % len(made))
+                    os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+                    made.append(path)
+            except OSError as e:
+                why = e.strerror
+            else:
+                why = "enough"
+            report(log, "inode-hog made %d files in %s (%s)" % (len(made), where, why))
+            for path in made:
+                os.unlink(path)
+    # --- end of branch sandbox
     elif mode == "read-environ" and first:
         try:
             with open("/proc/%d/environ" % os.getppid(), "rb") as f:
