@@ -254,6 +254,10 @@ impl Bot {
                 &limits.hide,
                 uid,
                 &path,
+                sandbox::Roots {
+                    interpreters: &spec.interpreters,
+                    bot_dirs: &limits.bot_dirs,
+                },
             )
         });
         if let Some(plan) = &plan {

@@ -22,6 +22,10 @@ pub struct BotSpec {
     /// Operating-system limits, set in the child before `exec`.
     pub resources: ResourceLimits,
     pub sandbox: Sandbox,
+    /// Where the `#!` line of a file in the program directory may name an
+    /// interpreter besides the system directories, sandboxed (the
+    /// organiser's `interpreters`).
+    pub interpreters: Vec<PathBuf>,
 }
 
 impl BotSpec {
@@ -33,6 +37,7 @@ impl BotSpec {
             env: Vec::new(),
             resources: ResourceLimits::default(),
             sandbox: Sandbox::default(),
+            interpreters: Vec::new(),
         }
     }
 

@@ -64,6 +64,9 @@ struct RawConfig {
     /// The default of every bot's `keep_bots`.
     #[serde(default)]
     keep_bots: bool,
+    /// The default of every bot's `interpreters`.
+    #[serde(default)]
+    interpreters: Vec<PathBuf>,
     #[serde(default)]
     ponder: bool,
     /// Compact records: the state after every this-many plies (and the last).
@@ -109,6 +112,7 @@ struct RawBot {
     #[serde(default)]
     sandbox: Sandbox,
     keep_bots: Option<bool>,
+    interpreters: Option<Vec<PathBuf>>,
 }
 
 /// One bot, validated. `cwd` is absolute.
@@ -132,6 +136,12 @@ pub struct BotConfig {
     /// Whether its process is kept from one game to the next (`keep_bots`,
     /// per bot or the config's default).
     pub keep: bool,
+    /// Where a `#!` line of its program directory's files may name an
+    /// interpreter when sandboxed, besides the system directories
+    /// (`interpreters`, per bot or the config's default; absolute). Where
+    /// interpreters are on this machine, like PATH: not in the fingerprint.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub interpreters: Vec<PathBuf>,
 }
 
 /// A validated tournament config.
@@ -372,7 +382,17 @@ impl Config {
                 limits: b.limits.clone(),
                 sandbox: b.sandbox,
                 keep: b.keep_bots.unwrap_or(raw.keep_bots),
+                interpreters: b.interpreters.clone().unwrap_or(raw.interpreters.clone()),
             });
+            if let Some(p) = bots
+                .last()
+                .and_then(|b| b.interpreters.iter().find(|p| !p.is_absolute()))
+            {
+                return Err(err(
+                    &key("interpreters"),
+                    format!("{} is not an absolute path", p.display()),
+                ));
+            }
         }
 
         // Format.

@@ -69,6 +69,7 @@ impl RefereePlayer {
                         env: b.env.clone().into_iter().collect(),
                         resources: b.limits.resources().expect("validated with the config"),
                         sandbox,
+                        interpreters: b.interpreters.clone(),
                     })
                 })
                 .collect(),
@@ -80,6 +81,7 @@ impl RefereePlayer {
                 // A sandboxed bot whose program directory holds the run
                 // directory (reports/ in a checkout) must not see it.
                 hide: vec![std::path::absolute(run_dir).unwrap_or_else(|_| run_dir.to_path_buf())],
+                bot_dirs: config.bots.iter().map(|b| b.cwd.clone()).collect(),
                 ..Limits::default()
             },
             opening_plies: config.random_opening_plies,
