@@ -364,7 +364,7 @@ impl BwrapPlan {
             // Only what exists, where it really is: a path that does not
             // resolve here may resolve otherwise inside (through the links
             // in /tmp), so nothing is shown for it.
-            let Ok(real) = fs::canonicalize(&want.dir) else {
+            let Ok(mut real) = fs::canonicalize(&want.dir) else {
                 plan.refused.push(format!(
                     "{} (for {}): not shown, it does not resolve to a directory here",
                     want.dir.display(),
@@ -377,7 +377,7 @@ impl BwrapPlan {
             }
             // What the bot's author wrote (a `#!` line, a link in the
             // program directory) shows only what the organiser lets it.
-            let allowed = match want.trust {
+            let mut allowed = match want.trust {
                 Trust::Organiser => true,
                 Trust::Author => listed.iter().any(|l| real.starts_with(l)),
                 Trust::AuthorLink => {
@@ -385,6 +385,15 @@ impl BwrapPlan {
                         || path_roots(path).iter().any(|r| real.starts_with(r))
                 }
             };
+            // An install root above a listed directory (`/x/tool` for a
+            // listed `/x/tool/bin`): the listed directory alone.
+            if !allowed && want.trust != Trust::Organiser {
+                let file = fs::canonicalize(&want.file).unwrap_or_default();
+                if let Some(l) = listed.iter().find(|l| file.starts_with(l)) {
+                    real = l.clone();
+                    allowed = true;
+                }
+            }
             if !allowed {
                 plan.refused.push(format!(
                     "{} (for {}): not shown, {}",
@@ -563,11 +572,12 @@ enum Trust {
     Author,
 }
 
-/// A directory the command needs shown: as named (not resolved yet), what
-/// needs it (for messages) and who asked.
+/// A directory the command needs shown: as named (not resolved yet), the
+/// file that needs it, what that is (for messages) and who asked.
 #[derive(Clone, Debug)]
 struct Wanted {
     dir: PathBuf,
+    file: PathBuf,
     what: String,
     trust: Trust,
 }
@@ -614,6 +624,7 @@ fn interpreter_roots(
                 } else {
                     narrow(p.parent().unwrap_or(p), p)
                 },
+                file: p.to_path_buf(),
                 what: format!("argument {arg}"),
                 trust: Trust::Organiser,
             });
@@ -669,6 +680,7 @@ fn interpreter_roots(
         }
         found.push(Wanted {
             dir: install_root(f),
+            file: f.clone(),
             what: f.display().to_string(),
             trust,
         });
@@ -681,7 +693,8 @@ fn interpreter_roots(
             if let Some(home) = home.filter(|h| h.is_dir()) {
                 env.push(("RUSTUP_HOME".into(), home.clone()));
                 found.push(Wanted {
-                    dir: home,
+                    dir: home.clone(),
+                    file: home,
                     what: "rustup".into(),
                     trust,
                 });
@@ -1018,6 +1031,13 @@ mod tests {
         let (_d, plan) = plan_for(line.as_bytes(), &[outside.path().to_path_buf()]);
         assert!(
             plan.extra.contains(&bin.parent().unwrap().to_path_buf()),
+            "{:?} {:?}",
+            plan.extra,
+            plan.refused
+        );
+        let (_d, plan) = plan_for(line.as_bytes(), &[bin.clone()]);
+        assert!(
+            plan.extra.contains(&bin),
             "{:?} {:?}",
             plan.extra,
             plan.refused
