@@ -4,10 +4,13 @@
 //! Inside, a bot sees the system directories read-only (`/usr`, `/etc`,
 //! `/opt`...), its program directory read-only at its own path, what its
 //! command resolves to when that lives elsewhere (an interpreter under a
-//! home directory: pyenv, nvm, conda, rustup), a fresh `/proc` and `/dev`,
-//! and a private `/tmp` (also its `HOME`, `TMPDIR` and working directory,
-//! with the program directory's entries linked into it so that relative
-//! paths work) and `/dev/shm`, tmpfs of a bounded size. Nothing else: not
+//! home directory: pyenv, nvm, conda, rustup; what the bot's own `#!` line
+//! names only within the system directories or the organiser's
+//! `interpreters`, see [`Roots`]), a fresh `/proc` and `/dev`, and a
+//! private `/tmp` (also its `HOME`, `TMPDIR` and working directory, with
+//! the program directory's entries linked into it so that relative paths
+//! work) and `/dev/shm`, tmpfs of a bounded size and number of files
+//! ([`files_for`]). Nothing else: not
 //! the run directory (masked where it lies inside a visible directory), not
 //! other bots' files, not home directories. It has its own PID, IPC, UTS,
 //! network and cgroup namespaces, no capabilities, no new privileges, and
@@ -15,8 +18,9 @@
 //!
 //! When arena runs as root, bubblewrap runs as root (so that it can mount
 //! directories only root may enter) and the bot drops to a uid of its own
-//! with `setpriv` before it starts. Otherwise bubblewrap runs unprivileged,
-//! in a user namespace, and the bot keeps arena's uid.
+//! before it starts, in the init step ([`super::sandbox_init`]) that also
+//! bounds its files. Otherwise bubblewrap runs unprivileged, in a user
+//! namespace, and the bot keeps arena's uid.
 
 use std::ffi::{OsStr, OsString};
 use std::fs;
