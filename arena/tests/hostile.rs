@@ -615,6 +615,8 @@ seed = 7
 format = "gauntlet"
 champion = "first"
 games = 2
+# Bots that cannot start lose their games here instead of stopping the run.
+on_bot_failure = "forfeit"
 
 [time_control]
 movetime_ms = 4000

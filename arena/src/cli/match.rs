@@ -70,6 +70,11 @@ pub struct MatchArgs {
     /// times the limit plus 1 s].
     #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..))]
     ceiling_ms: Option<u64>,
+    /// What a bot that cannot start (or does not answer `ready`) costs:
+    /// stop (the match stops before its first game, exit 2) or forfeit (it
+    /// loses its games).
+    #[arg(long, value_name = "stop|forfeit", default_value = "stop")]
+    on_bot_failure: arena::run::config::OnBotFailure,
     /// Overrun tolerated before a bot loses on time, in ms.
     #[arg(long, value_name = "MS", default_value_t = 50)]
     margin: u64,
@@ -328,8 +333,9 @@ pub fn run(args: MatchArgs) -> Result<(), Error> {
     super::runtime()?.block_on(async {
         // Fail fast: both bots must start and answer `ready` before the
         // first game, or every game would be a forfeit.
+        let check = args.on_bot_failure == arena::run::config::OnBotFailure::Stop;
         super::interruptible(async {
-            for spec in &config.bots {
+            for spec in config.bots.iter().filter(|_| check) {
                 arena::referee::check_command(spec, &config.limits)
                     .await
                     .map_err(Error::usage)?;

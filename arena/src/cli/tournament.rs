@@ -105,8 +105,9 @@ fn run_one(args: &TournamentArgs, path: &Path) -> Result<(), Error> {
     let player = RefereePlayer::for_config(&config, &sandboxes, &out);
     // Fail fast: every bot must start and answer `ready` before the first
     // game, or the run would be played as forfeits.
+    let check = config.on_bot_failure == arena::run::config::OnBotFailure::Stop;
     super::runtime()?.block_on(super::interruptible(async {
-        for spec in &player.bots {
+        for spec in player.bots.iter().filter(|_| check) {
             arena::referee::check_command(spec, &player.limits)
                 .await
                 .map_err(|e| Error::Usage(format!("{}: {e}", path.display())))?;

@@ -71,6 +71,10 @@ struct RawConfig {
     interpreters: Vec<PathBuf>,
     #[serde(default)]
     ponder: bool,
+    /// `stop` (default): a bot that cannot start stops the run before its
+    /// first game; `forfeit`: it loses its games instead.
+    #[serde(default)]
+    on_bot_failure: OnBotFailure,
     /// Compact records: the state after every this-many plies (and the last).
     record_states: Option<u32>,
     time_control: RawTimeControl,
@@ -165,6 +169,28 @@ impl BuildConfig {
     const DISK_MB: u64 = 1024;
 }
 
+/// What a bot that cannot be started (or does not answer `ready`) costs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OnBotFailure {
+    /// The run stops before its first game (exit 2), saying why.
+    #[default]
+    Stop,
+    /// The run goes on and the bot loses its games (`crash`, `timeout`).
+    Forfeit,
+}
+
+impl std::str::FromStr for OnBotFailure {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "stop" => Ok(OnBotFailure::Stop),
+            "forfeit" => Ok(OnBotFailure::Forfeit),
+            _ => Err(format!("`{s}` is neither stop nor forfeit")),
+        }
+    }
+}
+
 /// One bot, validated. `cwd` is absolute.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BotConfig {
@@ -216,6 +242,9 @@ pub struct Config {
     pub random_opening_plies: u32,
     /// Whether the bot not on move keeps running (off: it is frozen).
     pub ponder: bool,
+    /// What a bot that cannot start costs: the run, before its first game
+    /// (the default), or its games.
+    pub on_bot_failure: OnBotFailure,
     /// Records keep the state after every this-many plies and the last (1:
     /// every ply). How records are written, not which games are played:
     /// not part of the fingerprint.
@@ -630,6 +659,7 @@ impl Config {
             concurrency: raw.concurrency,
             random_opening_plies: raw.random_opening_plies,
             ponder: raw.ponder,
+            on_bot_failure: raw.on_bot_failure,
             record_states,
             time_control,
             bots,
