@@ -157,6 +157,7 @@ async fn one_match(name: &'static str, movetime_ms: u64, out: PathBuf) -> Vec<Ga
         keep_bots: false,
         sprt: None,
         out,
+        openings: Default::default(),
     };
     let mut records = Vec::new();
     matchplay::run_match(&config, |r, _, _| records.push(r.clone()))
@@ -436,6 +437,7 @@ async fn probe_game(spec: BotSpec, tag: &str) -> (GameRecord, String) {
             keep_bots: false,
             sprt: None,
             out: out.clone(),
+            openings: Default::default(),
         };
         let mut records = Vec::new();
         matchplay::run_match(&config, |r, _, _| records.push(r.clone()))

@@ -11,6 +11,7 @@ mod bot_first;
 mod check_bot;
 mod r#match;
 mod merge;
+mod openings;
 mod pipe;
 mod play;
 mod ratings;
@@ -45,6 +46,9 @@ enum Command {
     /// Run a tournament on a Slurm cluster: an array job of N shards and a
     /// dependent job that merges them into reports/<name>/.
     Slurm(slurm::SlurmArgs),
+    /// Write an opening suite: N distinct openings of a game, optionally
+    /// only those a reference search judges close to even.
+    Openings(openings::OpeningsArgs),
     /// Recompute ratings.csv, crosstable.csv and los.csv from a games file.
     Ratings(ratings::RatingsArgs),
     /// Writes DIR/index.html (standings, charts, replays) from DIR/games.jsonl
@@ -82,6 +86,7 @@ impl Command {
             Command::Tournament(_) => "tournament",
             Command::Merge(_) => "merge",
             Command::Slurm(_) => "slurm",
+            Command::Openings(_) => "openings",
             Command::Ratings(_) => "ratings",
             Command::Report(_) => "report",
             Command::Show(_) => "show",
@@ -111,6 +116,7 @@ impl Command {
             Command::Tournament(args) => tournament::run(args),
             Command::Merge(args) => merge::run(args),
             Command::Slurm(args) => slurm::run(args),
+            Command::Openings(args) => openings::run(args),
             Command::Ratings(args) => ratings::run(args),
             Command::Report(args) => report::run(args),
             Command::Show(args) => show::run(args),

@@ -38,6 +38,10 @@ pub struct MatchConfig {
     /// Stop as soon as this test of the first bot against the second
     /// decides (`games` is then a cap).
     pub sprt: Option<SprtParams>,
+    /// What each pair opens with (`Default::default()`: the initial
+    /// position; `arena match` resolves `--openings`, by default the
+    /// variant's shipped suite).
+    pub openings: crate::run::openings::Resolved,
 }
 
 /// How to run a match: as [`RunOptions`] for a tournament.
@@ -130,7 +134,8 @@ pub fn normalized(config: &MatchConfig) -> Normalized {
         champion: None,
         games: u32::try_from(config.games).unwrap_or(u32::MAX),
         seed: config.seed,
-        random_opening_plies: 0,
+        random_opening_plies: config.openings.random_plies,
+        openings: config.openings.suite.clone(),
         ponder: config.ponder,
         time_control: config.time,
         bots: config
@@ -182,7 +187,7 @@ pub async fn run_match_with(
         referee::check_command(spec, &config.limits).await?;
     }
     // The tournament's player, the bots in `--bot` order (a job's seats
-    // index them), without a random opening.
+    // index them).
     let player = Arc::new(RefereePlayer {
         game: config.game.clone(),
         bots: config.bots.to_vec(),
@@ -191,7 +196,8 @@ pub async fn run_match_with(
         time: config.time,
         ponder: config.ponder,
         limits: config.limits.clone(),
-        opening_plies: 0,
+        opening_plies: config.openings.random_plies,
+        openings: config.openings.suite.clone().map(Arc::new),
         run_dir: config.out.clone(),
         kept: Default::default(),
     });

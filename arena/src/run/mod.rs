@@ -13,6 +13,7 @@
 pub mod config;
 pub mod matchplay;
 pub mod merge;
+pub mod openings;
 mod progress;
 pub mod referee_player;
 pub mod runner;

@@ -92,13 +92,15 @@ pub fn jobs_for(config: &Normalized) -> Vec<GameJob> {
             .position(|b| &b.name == c)
             .expect("champion is a bot")
     });
-    schedule::schedule(
+    let mut jobs = schedule::schedule(
         config.format,
         config.bots.len(),
         champion,
         config.games,
         config.seed,
-    )
+    );
+    super::openings::assign(&mut jobs, config.openings.as_ref(), config.seed);
+    jobs
 }
 
 /// How to run.
@@ -164,6 +166,8 @@ pub async fn run_with<P: Player>(
 ) -> Result<Summary, TournamentError> {
     let all = jobs_for(config);
     let total = all.len() as u64;
+    let pairs = all.last().map_or(0, |j| j.pair + 1);
+    let reuse = super::openings::reuse_warning(config.openings.as_ref(), pairs);
     let jobs: Vec<GameJob> = all
         .into_iter()
         .filter(|j| match opts.shard {
@@ -174,6 +178,11 @@ pub async fn run_with<P: Player>(
     let dir = &opts.out;
     let mut manifest = Manifest::new(config, total, opts.shard, jobs.len() as u64);
     manifest.warnings = opts.warnings.clone();
+    if let Some(w) = reuse {
+        // Said before the first game, and kept with the run.
+        eprintln!("arena: warning: {w}");
+        manifest.warnings.push(w);
+    }
     let (stop_rule, stop) = match hooks.stop {
         Some((text, rule)) => (Some(text), Some(rule)),
         None => (None, None),
@@ -527,6 +536,7 @@ mod tests {
             games,
             seed,
             random_opening_plies: 0,
+            openings: None,
             ponder: false,
             time_control: TimeControl {
                 movetime_ms: Some(10),
