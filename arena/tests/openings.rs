@@ -2,7 +2,7 @@
 //! matches play them in pairs, and resume and merge refuse a record whose
 //! opening is not the schedule's. The real binary, the built-in
 //! first-legal bot (deterministic: its games depend only on the opening),
-//! Dakon with 3 holes.
+//! Dakon with 4 holes.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -11,10 +11,10 @@ use std::path::{Path, PathBuf};
 mod runs;
 use runs::*;
 
-const GAME: [&str; 4] = ["--game", "dakon", "--param", "holes=3"];
+const GAME: [&str; 4] = ["--game", "dakon", "--param", "holes=4"];
 
-fn dakon3() -> Box<dyn arena_core::games::AnyGame> {
-    arena_core::games::new_game("dakon", &[("holes".into(), "3".into())]).unwrap()
+fn dakon4() -> Box<dyn arena_core::games::AnyGame> {
+    arena_core::games::new_game("dakon", &[("holes".into(), "4".into())]).unwrap()
 }
 
 /// The openings of a suite file (comments and blank lines dropped).
@@ -67,13 +67,13 @@ fn a_suite_written_by_arena_openings_reads_back_legal_and_distinct() {
     let file = make_suite(tmp.path(), "12");
     let text = std::fs::read_to_string(&file).unwrap();
     assert!(
-        text.contains("# made by: arena openings --game dakon --param holes=3 --count 12"),
+        text.contains("# made by: arena openings --game dakon --param holes=4 --count 12"),
         "{text}"
     );
     assert!(text.contains("alpha-beta to depth 4"), "{text}");
     let lines = suite_lines(&file);
     assert_eq!(lines.len(), 12);
-    let game = dakon3();
+    let game = dakon4();
     let mut positions = BTreeSet::new();
     for l in &lines {
         let mut state = game.initial_state();
@@ -99,9 +99,11 @@ fn a_suite_written_by_arena_openings_reads_back_legal_and_distinct() {
     args.extend(GAME);
     args.extend([
         "--count",
-        "100000",
+        "1000",
         "--plies",
         "1",
+        "--max-candidates",
+        "3000",
         "--out",
         none.to_str().unwrap(),
     ]);
@@ -176,7 +178,7 @@ seed = 1
 games = 2
 openings = {{ file = "bad.txt" }}
 [params]
-holes = 3
+holes = 4
 [time_control]
 movetime_ms = 1000
 [[bots]]
@@ -276,7 +278,7 @@ seed = 3
 games = 6
 openings = {openings}
 [params]
-holes = 3
+holes = 4
 [time_control]
 movetime_ms = 2000
 [[bots]]
@@ -307,7 +309,7 @@ fn tamper_opening(dir: &Path, index: usize) {
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
     let mut r: serde_json::Value = serde_json::from_str(&lines[index]).unwrap();
     let first = r["moves"][0]["move"].as_str().unwrap().to_string();
-    let other = if first == "3" { "4" } else { "3" };
+    let other = if first == "4" { "5" } else { "4" };
     r["moves"][0]["move"] = other.into();
     lines[index] = serde_json::to_string(&r).unwrap();
     std::fs::write(&path, lines.join("\n") + "\n").unwrap();

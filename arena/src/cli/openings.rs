@@ -59,7 +59,9 @@ pub struct OpeningsArgs {
     /// The seed of the candidates.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Give up after this many candidates [default: 1000 per opening asked].
+    /// Give up after this many candidates [default: 1000 per opening
+    /// asked]; it also gives up after 100000 candidates in a row without a
+    /// new opening.
     #[arg(long, value_name = "N")]
     max_candidates: Option<u64>,
     /// The suite file to write (replaced if it exists).

@@ -511,13 +511,21 @@ impl Generated {
 /// with `seed`; a candidate is refused when it leads to a position already
 /// seen, when it cannot be played to its length, and, with `balanced`, when
 /// the reference search's value is outside the margin. Stops at `count`
-/// openings or `max_candidates` candidates.
+/// openings, `max_candidates` candidates, or [`STALL`] candidates in a row
+/// without a new opening.
 pub fn generate(game: &dyn AnyGame, opts: &GenerateOptions) -> Generated {
     let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
     let mut seen: std::collections::HashSet<String> = Default::default();
     let mut out = Generated::default();
+    let mut since_kept = 0u64;
     while out.lines.len() < opts.count && out.tried < opts.max_candidates {
+        // A variant with fewer openings than asked for would otherwise draw
+        // duplicates up to the candidate cap.
+        if since_kept >= STALL {
+            break;
+        }
         out.tried += 1;
+        since_kept += 1;
         let plies = rng.random_range(opts.plies.0..=opts.plies.1);
         let mut state = game.initial_state();
         let mut moves: Vec<String> = Vec::new();
@@ -561,9 +569,14 @@ pub fn generate(game: &dyn AnyGame, opts: &GenerateOptions) -> Generated {
             }
         }
         out.lines.push(moves.join(" "));
+        since_kept = 0;
     }
     out
 }
+
+/// `generate` gives up after this many candidates in a row without a new
+/// opening kept.
+pub const STALL: u64 = 100_000;
 
 #[cfg(test)]
 mod tests {
