@@ -1056,6 +1056,9 @@ pub struct Manifest {
     /// What the run warned about at its start (bots without a sandbox, say).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// Distinct openings, games and pairs of the finished run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distinct: Option<crate::run::distinct::Distinct>,
 }
 
 impl Manifest {
@@ -1074,6 +1077,7 @@ impl Manifest {
             files: run_files(),
             config: config.clone(),
             warnings: Vec::new(),
+            distinct: None,
         }
     }
 

@@ -309,6 +309,7 @@ pub fn run(args: MatchArgs) -> Result<(), Error> {
             );
         }
         print_summary(&config, &names, &summary.tally);
+        println!("{}", summary.distinct.line());
         let written = arena::report::write_all(&config.out, &RatingOptions::default())
             .map_err(Error::failed)?;
         print!("{}", written.summary());

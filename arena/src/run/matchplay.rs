@@ -99,6 +99,8 @@ pub struct MatchSummary {
     pub games: usize,
     /// Of which played by this invocation (the rest were resumed).
     pub played_now: usize,
+    /// Distinct openings, games and pairs of the match.
+    pub distinct: crate::run::distinct::Distinct,
 }
 
 /// The first bot's points in the games of a match, fed to the sequential
@@ -258,5 +260,6 @@ pub async fn run_match_with(
         sprt: test.map(|t| t.sprt),
         games: summary.games,
         played_now: summary.played_now,
+        distinct: summary.distinct,
     })
 }

@@ -11,6 +11,7 @@
 //! - `progress`: what a run shows on stderr while it plays.
 
 pub mod config;
+pub mod distinct;
 pub mod matchplay;
 pub mod merge;
 pub mod openings;

@@ -132,6 +132,8 @@ pub struct Summary {
     /// Of which played by this invocation (the rest came from a resumed journal).
     pub played_now: usize,
     pub standings: Standings,
+    /// Distinct openings, games and pairs of the run's games.
+    pub distinct: super::distinct::Distinct,
 }
 
 /// What a caller of [`run_with`] sees of a run besides its files.
@@ -319,6 +321,12 @@ pub async fn run_with<P: Player>(
         }
     }
     writer.complete()?;
+    let distinct = super::distinct::Distinct::of_dir(dir)?;
+    if let Some(w) = distinct.warning() {
+        eprintln!("arena: warning: {w}");
+        manifest.warnings.push(w);
+    }
+    manifest.distinct = Some(distinct.clone());
     manifest.status = "complete".into();
     manifest.write(dir)?;
     Ok(Summary {
@@ -326,6 +334,7 @@ pub async fn run_with<P: Player>(
         games,
         played_now,
         standings,
+        distinct,
     })
 }
 
