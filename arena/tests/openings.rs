@@ -209,11 +209,15 @@ fn a_match_plays_each_opening_of_the_suite_as_a_pair() {
     let file = make_suite(tmp.path(), "6");
     let lines = suite_lines(&file);
     let out = tmp.path().join("m");
-    ok(&arena(&match_args(
+    let stdout = ok(&arena(&match_args(
         &out,
         "12",
         &["--openings", file.to_str().unwrap()],
     )));
+    assert!(
+        stdout.contains("distinct: 6 openings, 12 of 12 games, 6 of 6 pairs"),
+        "{stdout}"
+    );
     let records = records_without_timing(&out);
     assert_eq!(records.len(), 12);
     let mut used = BTreeSet::new();
@@ -255,7 +259,23 @@ fn a_match_plays_each_opening_of_the_suite_as_a_pair() {
 
     // --openings none: every game from the initial position.
     let none = tmp.path().join("none");
-    ok(&arena(&match_args(&none, "4", &["--openings", "none"])));
+    let o = arena(&match_args(&none, "4", &["--openings", "none"]));
+    let stdout = ok(&o);
+    // Two deterministic bots from one position: one pair played twice,
+    // counted and warned about.
+    assert!(
+        stdout.contains("distinct: 1 openings, 2 of 4 games, 1 of 2 pairs"),
+        "{stdout}"
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("only 1 of 2 pairs of games are distinct"),
+        "{err}"
+    );
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(none.join("tournament.json")).unwrap())
+            .unwrap();
+    assert_eq!(manifest["distinct"]["distinct_pairs"], 1);
     assert!(records_without_timing(&none)
         .iter()
         .all(|r| r["opening_plies"] == 0));
