@@ -48,6 +48,27 @@ enum Command {
     Slurm(slurm::SlurmArgs),
     /// Write an opening suite: N distinct openings of a game, optionally
     /// only those a reference search judges close to even.
+    ///
+    /// The suite: N distinct openings of a game, one per line: the moves from the
+    /// initial position in protocol notation, space separated (`#` starts a
+    /// comment; the header says which command made the file).
+    ///
+    /// Candidates are random games of the asked length: every move drawn
+    /// uniformly (ChaCha8 seeded with --seed) among the legal moves that do not
+    /// end the game. A candidate is dropped when it leads to a position already
+    /// kept or seen, when it cannot be played to its length, and with
+    /// --balanced when it is not close to even. In Ludus latrunculorum the
+    /// placement phase is always played to its end at random first and --plies
+    /// counts the moves after it (unless --allow-placement).
+    ///
+    /// --balanced: the reference search is full-width minimax with alpha-beta
+    /// to --depth plies (every move one ply, Dakon's bonus moves included), a
+    /// finished game valued as won, lost or drawn, a position at the depth
+    /// limit by seat 0's material less seat 1's (seeds in the stores for Dakon;
+    /// pieces on the board and in hand for Ludus latrunculorum). An opening is
+    /// kept when that value is within --margin either way, which is the same
+    /// as saying both seats' values are within the margin. Defaults: Dakon
+    /// depth 8 margin 2 (seeds), Ludus latrunculorum depth 3 margin 0 (pieces).
     Openings(openings::OpeningsArgs),
     /// Recompute ratings.csv, crosstable.csv and los.csv from a games file.
     Ratings(ratings::RatingsArgs),
