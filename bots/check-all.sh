@@ -4,6 +4,8 @@
 #
 #   bots/check-all.sh          (from anywhere; builds what it needs)
 #
+# 0. bots/test-kits.sh: the C, C++ and JavaScript kits answer a referee session with odd
+#    lines, a choose that fails and two games exactly as expected.
 # 1. `arena check-bot` for every bot in bots/ on both games, at the default 100 ms per
 #    move, in the sandbox a tournament uses (bubblewrap where it works): handshake,
 #    full games, odd positions, quit. Any FAIL fails the script.
@@ -21,6 +23,10 @@ unset PYTHONUNBUFFERED
 
 cargo build --release --workspace -q || { echo "FAIL: cargo build --release"; exit 1; }
 make -s -C bots/c || { echo "FAIL: make -C bots/c"; exit 1; }
+# Without a compiler the bot's line below says what is missing (as for Java).
+if command -v g++ >/dev/null 2>&1; then
+  make -s -C bots/cpp || { echo "FAIL: make -C bots/cpp"; exit 1; }
+fi
 if command -v javac >/dev/null 2>&1; then
   make -s -C bots/java || { echo "FAIL: make -C bots/java"; exit 1; }
 fi
@@ -42,12 +48,26 @@ BOTS=(
   "python-mcts|.venv/bin/python|.venv/bin/python bots/python/mcts_bot.py --seed 1"
   "python-openspiel-mcts|.venv/bin/python|.venv/bin/python bots/python/openspiel_bot.py --seed 1"
   "c-first-legal|bots/c/build/first_legal|bots/c/build/first_legal --seed 1"
+  "c-kit-random|bots/c/build/random_bot|bots/c/build/random_bot --seed 1"
+  "cpp-kit-random|bots/cpp/build/random_bot|bots/cpp/build/random_bot --seed 1"
   "js-random|node|node bots/js/random_bot.js --seed 1"
+  "js-kit-example|node|node bots/js/example_bot.js --seed 1"
   "java-random|javac|java -cp bots/java/build RandomBot --seed 1"
 )
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
+
+echo "== the C, C++ and JavaScript kits (bots/test-kits.sh)"
+if bots/test-kits.sh >"$log" 2>&1; then
+  line="PASS  kits: $(tail -1 "$log")"
+else
+  line="FAIL  kits (bots/test-kits.sh)"
+  failures=$((failures + 1))
+  sed 's/^/      /' "$log"
+fi
+echo "$line"
+summary+=("$line")
 
 echo "== arena check-bot, every bot, both games, movetime 100 ms"
 for entry in "${BOTS[@]}"; do

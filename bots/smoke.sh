@@ -5,7 +5,7 @@
 # empty lines are allowed, as the referee allows them). The bot must also exit with
 # status 0 within the time limit, after `quit` or at end of input.
 #
-#   bots/smoke.sh            (from anywhere; builds the C bots first)
+#   bots/smoke.sh            (from anywhere; builds the C and C++ bots first)
 #   bots/smoke.sh 'my-bot|python3|path/to/my_bot.py --seed 3' ...
 #                            also checks the bots given as name|needed-command|argv
 #                            (argv split on spaces, run from the repository root)
@@ -24,6 +24,9 @@ passes=0
 skips=0
 
 make -s -C bots/c || { echo "FAIL: make -C bots/c"; exit 1; }
+if command -v g++ >/dev/null 2>&1; then
+  make -s -C bots/cpp || { echo "FAIL: make -C bots/cpp"; exit 1; }
+fi
 
 # name | interpreter needed | argv
 BOTS=(
@@ -32,7 +35,10 @@ BOTS=(
   "python-dakon-greedy-diff-first|python3|bots/python/dakon_greedy.py --seed 2 --diff-first"
   "c-first-legal|cc|bots/c/build/first_legal --seed 1"
   "c-first-legal-first|cc|bots/c/build/first_legal --first"
+  "c-kit-random|cc|bots/c/build/random_bot --seed 1"
+  "cpp-kit-random|g++|bots/cpp/build/random_bot --seed 1"
   "js-random|node|bots/js/random_bot.js --seed 1"
+  "js-kit-example|node|bots/js/example_bot.js --seed 1"
   "$@"
 )
 

@@ -106,6 +106,25 @@ fn c_bot_passes_both_games() {
     assert!(made.success(), "make -C bots/c failed");
     for game in ["dakon", "latrunculi"] {
         assert_passes(game, &["bots/c/build/first_legal", "--seed", "1"]);
+        // The C kit's example (bots/c/arena.h, arena.c).
+        assert_passes(game, &["bots/c/build/random_bot", "--seed", "1"]);
+    }
+}
+
+#[test]
+fn cpp_kit_bot_passes_both_games() {
+    if !have("make") || !have("g++") {
+        eprintln!("skipped: no make or g++");
+        return;
+    }
+    let made = Command::new("make")
+        .args(["-s", "-C", "bots/cpp"])
+        .current_dir(root())
+        .status()
+        .expect("make");
+    assert!(made.success(), "make -C bots/cpp failed");
+    for game in ["dakon", "latrunculi"] {
+        assert_passes(game, &["bots/cpp/build/random_bot", "--seed", "1"]);
     }
 }
 
@@ -117,6 +136,8 @@ fn js_bot_passes_both_games() {
     }
     for game in ["dakon", "latrunculi"] {
         assert_passes(game, &["node", "bots/js/random_bot.js", "--seed", "1"]);
+        // The JavaScript kit's example (bots/js/arena.js).
+        assert_passes(game, &["node", "bots/js/example_bot.js", "--seed", "1"]);
     }
 }
 

@@ -307,3 +307,147 @@ fn match_says_why_a_bot_command_cannot_run() {
     }
     assert!(!out.exists());
 }
+
+// First-contact faults of issue 31 (branch kits): each message says what is
+// wrong in the user's own terms.
+
+#[test]
+fn a_negative_game_count_is_named_as_such() {
+    let dir = tmp();
+    let out = dir.path().join("never");
+    let first = format!("f={ARENA} bot-first");
+    for games in ["-4", "two"] {
+        let o = match_into(&out, [&first, &first], &["--games", games]);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{games}: {err}");
+        assert!(
+            err.contains("the number of games must be a positive number"),
+            "{games}: {err}"
+        );
+        assert!(!err.contains("unexpected argument"), "{games}: {err}");
+    }
+    // Control: an option that does not exist is still one clap names, so the
+    // first assertion is about --games's value, not about every error.
+    let o = match_into(&out, [&first, &first], &["--gmaes", "4"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("unexpected argument '--gmaes'"));
+    assert!(!out.exists());
+}
+
+#[test]
+fn match_help_gives_each_default_once() {
+    let o = run(&["match", "--help"]);
+    assert!(o.status.success());
+    let help = text(&o.stdout);
+    // One block per option: its line and the description lines under it.
+    let mut blocks: Vec<String> = Vec::new();
+    for line in help.lines() {
+        if line.trim_start().starts_with('-') {
+            blocks.push(String::new());
+        }
+        if let Some(b) = blocks.last_mut() {
+            b.push_str(line);
+            b.push('\n');
+        }
+    }
+    let record_states = blocks
+        .iter()
+        .find(|b| b.contains("--record-states"))
+        .expect("--record-states is documented");
+    assert!(
+        record_states.contains("[default: 1, every ply]"),
+        "{record_states}"
+    );
+    // The control of the count below: an option with a default shows one.
+    assert!(blocks
+        .iter()
+        .any(|b| b.contains("--margin") && b.contains("[default: 50]")));
+    for b in &blocks {
+        assert!(b.matches("[default:").count() <= 1, "{b}");
+    }
+}
+
+#[test]
+fn a_complete_run_is_not_offered_resume() {
+    let dir = tmp();
+    let out = dir.path().join("done");
+    let first = format!("f={ARENA} bot-first");
+    let g = format!("g={ARENA} bot-first");
+    let o = match_into(&out, [&first, &g], &["--games", "2"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let again = match_into(&out, [&first, &g], &["--games", "2"]);
+    let err = text(&again.stderr);
+    assert_eq!(again.status.code(), Some(1), "{err}");
+    assert!(err.contains("already holds a run"), "{err}");
+    assert!(
+        err.contains("it is complete: nothing is left to resume"),
+        "{err}"
+    );
+    assert!(
+        err.contains("--overwrite") && err.contains("--out"),
+        "{err}"
+    );
+    assert!(!err.contains("--resume"), "{err}");
+
+    // Control: the same directory with its manifest saying the run did not
+    // finish is offered --resume, so the message above depends on the status.
+    let manifest = out.join("tournament.json");
+    let json = std::fs::read_to_string(&manifest).unwrap();
+    assert!(json.contains("\"status\": \"complete\""), "{json}");
+    std::fs::write(
+        &manifest,
+        json.replace("\"status\": \"complete\"", "\"status\": \"running\""),
+    )
+    .unwrap();
+    let unfinished = match_into(&out, [&first, &g], &["--games", "2"]);
+    let err = text(&unfinished.stderr);
+    assert_eq!(unfinished.status.code(), Some(1), "{err}");
+    assert!(err.contains("use --resume to finish it"), "{err}");
+}
+
+#[test]
+fn a_config_file_name_with_spaces_names_a_valid_report() {
+    let dir = tmp();
+    let config = dir.path().join("spaces config.toml");
+    let mut text_ = String::from(
+        "game = \"dakon\"\nseed = 4\ngames = 2\n[params]\nholes = 3\n\
+         [time_control]\nmovetime_ms = 2000\n",
+    );
+    for name in ["a", "b"] {
+        text_.push_str(&format!(
+            "[[bots]]\nname = \"{name}\"\ncommand = [\"{ARENA}\", \"bot-first\"]\n"
+        ));
+    }
+    std::fs::write(&config, &text_).unwrap();
+    let out = dir.path().join("out");
+    let o = run(&[
+        "tournament",
+        config.to_str().unwrap(),
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let err = text(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(!err.contains("name"), "{err}");
+    let manifest = std::fs::read_to_string(out.join("tournament.json")).unwrap();
+    assert!(
+        manifest.contains("\"name\": \"spaces-config\""),
+        "{manifest}"
+    );
+    // Control: a name written in the config is checked as written.
+    std::fs::write(&config, format!("name = \"a b\"\n{text_}")).unwrap();
+    let o = run(&[
+        "tournament",
+        config.to_str().unwrap(),
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains(": name: `a b` must be"),
+        "{}",
+        text(&o.stderr)
+    );
+}

@@ -148,6 +148,8 @@ async fn one_match(name: &'static str, movetime_ms: u64, out: PathBuf) -> Vec<Ga
             time_ms: None,
             inc_ms: 0,
             margin_ms: 100,
+            clock: Default::default(),
+            ceiling_ms: None,
         },
         ponder: false,
         limits: Limits {
@@ -158,6 +160,7 @@ async fn one_match(name: &'static str, movetime_ms: u64, out: PathBuf) -> Vec<Ga
         sprt: None,
         out,
         openings: Default::default(),
+        budget: Default::default(),
     };
     let mut records = Vec::new();
     matchplay::run_match(&config, |r, _, _| records.push(r.clone()))
@@ -436,6 +439,7 @@ async fn probe_game(spec: BotSpec, tag: &str) -> (GameRecord, String) {
             limits: Limits::default(),
             keep_bots: false,
             sprt: None,
+            budget: Default::default(),
             out: out.clone(),
             openings: Default::default(),
         };

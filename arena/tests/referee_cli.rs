@@ -320,20 +320,6 @@ fn each_losing_reason_is_recorded() {
         ),
         ("nonutf8", "--mode nonutf8", fast, "protocol", "UTF-8"),
         ("flood", "--mode flood", fast, "protocol", "flooded"),
-        (
-            "exits",
-            "--mode exit-at-once",
-            fast,
-            "crash",
-            "exited with code 0",
-        ),
-        (
-            "hangs",
-            "--mode hang-start",
-            &["--movetime", "1000", "--startup-ms", "500"],
-            "timeout",
-            "no `ready` within 500 ms",
-        ),
     ];
     let handles: Vec<_> = cases
         .into_iter()
@@ -365,6 +351,46 @@ fn info_lines_are_recorded_and_capped() {
         .iter()
         .filter(|m| m["seat"] == 0)
         .all(|m| m.get("info").is_none()));
+}
+
+/// Fail fast: a bot that dies or hangs before `ready` stops the match before
+/// its first game (exit 2), saying how it ended and what it wrote on stderr,
+/// instead of playing every game as a forfeit. (In a library run, as
+/// tests/hostile.rs plays them, each such game is a forfeit.)
+#[test]
+fn a_bot_that_does_not_start_stops_the_match_before_its_first_game() {
+    for (tag, mode, extra, says) in [
+        ("exits", "--mode exit-at-once", "5000", "exited with code 0"),
+        (
+            "hangs",
+            "--mode hang-start",
+            "500",
+            "no `ready` within 500 ms",
+        ),
+        (
+            "crashes",
+            "--mode crash-start",
+            "5000",
+            "exited with code 1",
+        ),
+    ] {
+        let out = out_dir(tag);
+        let output = Command::new(arena())
+            .args(["match", "--game", "dakon", "--bot", &first_bot("good")])
+            .args(["--bot", &testbot("bad", mode), "--startup-ms", extra])
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{tag}: {stderr}");
+        assert!(stderr.contains("bot `bad` cannot start"), "{tag}: {stderr}");
+        assert!(stderr.contains(says), "{tag}: {stderr}");
+        assert!(
+            !out.join("games.jsonl").exists(),
+            "{tag}: no game was played"
+        );
+    }
 }
 
 #[test]
@@ -618,9 +644,17 @@ fn interrupting_the_referee_kills_its_bots() {
         .spawn()
         .unwrap();
     let start = Instant::now();
+    // Once the run has begun (its manifest is written after each bot was
+    // started once, alone), both bots of the game.
     let up = procs::settle(
         Duration::from_secs(10),
-        || procs::with_cmdline(&marker),
+        || {
+            let begun = out.join("tournament.json").exists();
+            procs::with_cmdline(&marker)
+                .into_iter()
+                .filter(|_| begun)
+                .collect::<Vec<_>>()
+        },
         |bots| bots.len() >= 2,
     );
     assert!(up.len() >= 2, "bots never started: {up:?}");

@@ -659,3 +659,39 @@ fn compact_records_read_as_whole_ones_by_every_command() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("record_states"), "{err}");
 }
+
+/// Fail fast: a bot that cannot start (here, an interpreter given a
+/// mistyped script name) stops the tournament before its first game, with
+/// exit code 2, its command, how it ended and the end of its stderr;
+/// nothing is played or written. The same config with the bot fixed runs
+/// (the control: the check refuses only what does not start).
+#[test]
+fn a_bot_that_cannot_start_stops_the_run_before_its_first_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(dir.path(), "failfast", 2, &unique_tag("failfast"));
+    let text = std::fs::read_to_string(&config).unwrap();
+    let broken = text.replacen(
+        r#"command = ["{ARENA}", "bot-first"]"#.replace("{ARENA}", ARENA).as_str(),
+        r#"command = ["/bin/sh", "-c", "echo 'lua5.4: cannot open lua_bott.lua' >&2; exit 1"]"#,
+        1,
+    );
+    assert_ne!(broken, text, "the config names the first-legal bot");
+    std::fs::write(&config, &broken).unwrap();
+    let out = dir.path().join("run");
+    let o = arena(&[
+        "tournament",
+        config.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("bot `first` cannot start"), "{err}");
+    assert!(err.contains("exited with code 1"), "{err}");
+    assert!(err.contains("cannot open lua_bott.lua"), "{err}");
+    assert!(!out.join("games.jsonl").exists(), "no game was played");
+    std::fs::write(&config, &text).unwrap();
+    tournament(&config, &out, &[]);
+    assert!(out.join("games.jsonl").exists());
+}

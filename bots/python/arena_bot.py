@@ -114,17 +114,24 @@ class Clock:
     - ``time``: this bot's remaining game time (None: no game clock);
     - ``opptime``: the opponent's remaining game time;
     - ``inc``: increment added after each move (0 if none);
-    - ``movetime``: hard limit for this one move (None: no per-move limit).
+    - ``movetime``: hard limit for this one move (None: no per-move limit);
+    - ``nodes``, ``playouts``, ``depth``: the search budget the referee asks for (equal
+      compute; None when not set): search that much, whatever the time, which stays a
+      safety net.
     ``started`` is the ``time.monotonic()`` at which the ``go`` line was read: measure your
     thinking time from it, not from when ``choose`` was called.
     """
 
-    def __init__(self, time_ms=None, opptime=None, inc=0, movetime=None, started=None):
+    def __init__(self, time_ms=None, opptime=None, inc=0, movetime=None, started=None,
+                 nodes=None, playouts=None, depth=None):
         self.time = time_ms
         self.opptime = opptime
         self.inc = inc if inc is not None else 0
         self.movetime = movetime
         self.started = started if started is not None else time.monotonic()
+        self.nodes = nodes
+        self.playouts = playouts
+        self.depth = depth
 
     @classmethod
     def from_go(cls, rest, started=None):
@@ -139,7 +146,8 @@ class Clock:
             except ValueError:
                 return None
 
-        return cls(ms("time"), ms("opptime"), ms("inc"), ms("movetime"), started)
+        return cls(ms("time"), ms("opptime"), ms("inc"), ms("movetime"), started,
+                   ms("nodes"), ms("playouts"), ms("depth"))
 
     def budget_ms(self, moves_to_go=30, safety=0.8, reserve_ms=50):
         """A suggested thinking time in ms for this move, or None when nothing limits it.

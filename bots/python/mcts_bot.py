@@ -83,8 +83,14 @@ def main():
             return legal[0]
         budget = clock.budget_ms()
         budget_s = (1000 if budget is None else budget) * args.share / 1000.0
+        iterations = args.iterations
+        if clock.playouts is not None:
+            # Equal compute: exactly the playouts asked for; the clock's whole
+            # budget is only a safety net.
+            iterations = clock.playouts
+            budget_s = (10**6 if budget is None else budget / 0.8) / 1000.0
         state = game.engine_state(state_text)
-        root, done = search(state, set(legal), rng, clock.started + budget_s, args.iterations, args.c)
+        root, done = search(state, set(legal), rng, clock.started + budget_s, iterations, args.c)
         best = max(root.children, key=lambda ch: (ch.visits, ch.reward))
         won = 50 + 50 * best.reward / best.visits
         arena_bot.info("playouts %d, best %s won %.0f%% of %d" % (done, best.move, won, best.visits))

@@ -61,7 +61,10 @@ def play(make_bot, name, seed=0, share=0.4, sims_per_second=None):
     def choose(state_text, legal, clock, game):
         os_game, bot = current["game"], current["bot"]
         state = arena_openspiel.ArenaState(os_game, game.engine_state(state_text))
-        timed = hasattr(bot, "max_simulations")
+        timed = hasattr(bot, "max_simulations") and clock.playouts is None
+        if hasattr(bot, "max_simulations") and clock.playouts is not None:
+            # Equal compute: the simulations the referee asks for.
+            bot.max_simulations = max(2, clock.playouts)
         if timed:
             budget = clock.budget_ms()
             seconds = (1000 if budget is None else budget) * share / 1000.0

@@ -83,6 +83,12 @@ class Loop(unittest.TestCase):
         out = session(text, lambda state, legal, clock, game: legal[0])
         self.assertEqual(out, "ready test bot\nmove 0\nmove 0\n")
 
+    def test_clock_reads_the_search_budget(self):
+        clock = arena_bot.Clock.from_go("time=- opptime=- inc=0 movetime=500 playouts=2000 depth=4")
+        self.assertEqual((clock.playouts, clock.depth, clock.nodes), (2000, 4, None))
+        plain = arena_bot.Clock.from_go("time=- opptime=- inc=0 movetime=500")
+        self.assertEqual((plain.playouts, plain.depth, plain.nodes), (None, None, None))
+
     def test_clock_budget(self):
         self.assertIsNone(arena_bot.Clock.from_go("time=- opptime=- inc=0 movetime=-").budget_ms())
         self.assertEqual(arena_bot.Clock.from_go("time=- opptime=- inc=0 movetime=1000").budget_ms(), 750)

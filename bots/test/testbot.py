@@ -15,6 +15,7 @@ misbehave (default 0: at the first decision). Modes:
     random       a uniformly random legal move (seeded by --seed and the
                  `newgame` seed: deterministic)
     slow         sleep --sleep-ms before every move
+    burn         use --sleep-ms of CPU time before every move (a busy loop)
     illegal      play a move that is not legal (one legal earlier, or
                  --illegal-move)
     timeout      stop answering (sleep for ever)
@@ -83,6 +84,24 @@ legal move after attacking; what they managed goes to stderr as
     private-probe      at its first decision, say whether files it leaves in
                        its working directory, HOME and TMPDIR are there
                        (from an earlier game), then leave them
+
+Attacks on the clock and on CPU fairness (branch `clock`, issue 33):
+
+    pipe-stall         shrink its input pipe to one page and keep it full, so
+                       that the referee's `go` write blocks; think
+                       --stall-ms (default 2000; 0: never stall, a control)
+                       meanwhile, on its first --stalls (default 2) chances,
+                       then drain the pipe and answer at once. It refills the pipe itself through
+                       /proc/self/fd/0 where it may open it; otherwise it
+                       never reads the last byte, so that the page fills
+    starve-start       answer `ready` with --children (default 32) busy
+                       children running, each in a session of its own,
+                       until `newgame`; say how much CPU they got
+    slow-start         burn --burn-ms (default 800) of CPU before `ready`
+    spin-parked        spin from `gameover` until the next line (`newgame`
+                       or `quit`) and say how much CPU it got meanwhile;
+                       also spin --spin-ms (default 30) of each move (its
+                       own time) and say how much CPU that got
 """
 
 import argparse
@@ -109,8 +128,15 @@ def main():
     ap.add_argument("--fill-mb", type=int, default=256, help="what disk-filler tries to write")
     ap.add_argument("--plant", default="", help="symlink-planter: where to plant the link")
     ap.add_argument("--append", default="", help="trojan: a file to append a forged line to")
+    ap.add_argument("--stall-ms", type=int, default=2000, help="pipe-stall: thinking per stall")
+    ap.add_argument("--stalls", type=int, default=2, help="pipe-stall: moves to stall")
+    ap.add_argument("--children", type=int, default=32, help="starve-start: busy children")
+    ap.add_argument("--burn-ms", type=int, default=800, help="slow-start: CPU before ready")
+    ap.add_argument("--spin-ms", type=int, default=30, help="spin-parked: spin in each move")
     args = ap.parse_args()
     mode = args.mode
+    if mode in CLOCK_MODES:
+        return clock_main(mode, args)
 
     out = sys.stdout.buffer
     inp = sys.stdin.buffer
@@ -207,6 +233,12 @@ def main():
                 send("move " + rng.choice(legal))
             elif mode == "slow":
                 time.sleep(args.sleep_ms / 1000)
+                send("move " + legal[0])
+            elif mode == "burn":
+                # --sleep-ms of CPU time (not wall time) per move.
+                until = time.process_time() + args.sleep_ms / 1000
+                while time.process_time() < until:
+                    pass
                 send("move " + legal[0])
             elif mode == "illegal":
                 old = sorted(seen - set(legal))
@@ -501,6 +533,251 @@ def attack(mode, args, decisions, log):
             found.append(os.getpid())
         report(log, "read-environ found the secret in %d processes" % len(found))
     return None
+
+
+# ---------------------------------------------------------------------------
+# Branch `clock` (issue 33): attacks on the clock and on CPU fairness. These
+# modes read their input with os.read (they need to know what is in the pipe).
+
+CLOCK_MODES = {"pipe-stall", "starve-start", "slow-start", "spin-parked"}
+F_SETPIPE_SZ = 1031
+
+
+class RawLines:
+    """Lines from fd 0 without Python's buffering. With `hold`, never reads
+    the last byte in the pipe (the newline of the referee's last write), so
+    the pipe is never empty and its one page fills up."""
+
+    def __init__(self, hold=False):
+        self.buf = b""
+        self.hold = hold
+        self.page = 0  # bytes written into the pipe's current page
+        self.eof = False
+
+    def available(self):
+        import fcntl
+        import termios
+        import array
+        n = array.array("i", [0])
+        fcntl.ioctl(0, termios.FIONREAD, n)
+        return n[0]
+
+    def fill(self):
+        import select
+        select.select([0], [], [])
+        if not self.hold:
+            data = os.read(0, 65536)
+            self.eof = not data
+            self.buf += data
+            return
+        n = self.available()
+        if n == 0:
+            self.eof = not os.read(0, 1)  # readable and empty: end of input
+            return
+        if n > 1:
+            data = os.read(0, n - 1)
+            self.page += len(data) + (1 if self.page == 0 else 0)
+            self.buf += data
+        else:
+            time.sleep(0.001)
+
+    def release(self):
+        """Reads the held byte: the page is free again, and a write the
+        full pipe held up goes through."""
+        if self.hold and self.available() >= 1:
+            self.buf += os.read(0, 1)
+            self.page = 0
+
+    def line(self):
+        while True:
+            if b"\n" in self.buf:
+                line, self.buf = self.buf.split(b"\n", 1)
+                return line.decode()
+            # Held back, the newline of a complete write is still in the
+            # pipe: what is buffered is a whole line.
+            if self.hold and self.buf and self.available() == 1:
+                line, self.buf = self.buf, b""
+                self.skip_newline = True
+                return line.decode()
+            if self.eof:
+                return None
+            self.fill()
+            if getattr(self, "skip_newline", False) and self.buf.startswith(b"\n"):
+                self.buf = self.buf[1:]
+                self.skip_newline = False
+
+
+def children_cpu_ms(pids):
+    total = 0
+    for pid in pids:
+        try:
+            total += cpu_ms(pid)
+        except OSError:
+            pass
+    return total
+
+
+def burn_cpu(ms):
+    end = time.process_time() + ms / 1000
+    x = 0
+    while time.process_time() < end:
+        x += 1
+    return x
+
+
+def clock_main(mode, args):
+    log = sys.stderr
+
+    def send(text):
+        os.write(1, text.encode() + b"\n")
+
+    def say(text):
+        report(log, mode + " " + text)
+
+    writer = None
+    hold = False
+    if mode == "pipe-stall":
+        import fcntl
+        try:
+            fcntl.fcntl(0, F_SETPIPE_SZ, 4096)
+        except OSError as e:
+            say("cannot shrink its input pipe (%s)" % e)
+        try:
+            writer = os.open("/proc/self/fd/0", os.O_WRONLY | os.O_NONBLOCK)
+            say("refills its own pipe")
+        except OSError as e:
+            hold = True
+            say("cannot reopen its input (%s): holds back the last byte" % e)
+    if hold:
+        # SIGCONT, collected with sigtimedwait, says when it was thawed.
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCONT})
+    lines = RawLines(hold)
+    legal = []
+    moves = 0
+    stalls = 0
+    kids = []
+    parked = None
+    page_at_go = 0
+    per_turn = 0
+    while True:
+        line = lines.line()
+        if line is None:
+            break
+        if parked is not None:
+            cpu0, wall0 = parked
+            parked = None
+            say("got %d ms of CPU while parked (%d ms wall), until `%s`"
+                % ((time.process_time() - cpu0) * 1000, (time.monotonic() - wall0) * 1000,
+                   line.split(" ")[0]))
+        words = line.split(" ")
+        cmd = words[0]
+        if cmd == "arena":
+            if mode == "slow-start":
+                t0 = time.monotonic()
+                burn_cpu(args.burn_ms)
+                log.write("testbot: slow-start burnt %d ms of CPU in %d ms\n"
+                          % (args.burn_ms, (time.monotonic() - t0) * 1000))
+                log.flush()
+            if mode == "starve-start":
+                # Started just before `ready`, so that they are running by
+                # the time the referee reads it (and freezes what it can).
+                for _ in range(args.children):
+                    pid = os.fork()
+                    if pid == 0:
+                        os.setsid()
+                        while True:
+                            pass
+                    kids.append(pid)
+            send("ready testbot " + mode)
+        if cmd in ("newgame", "quit"):
+            if kids:
+                for pid in kids:
+                    os.kill(pid, signal.SIGSTOP)
+                say("children got %d ms of CPU between `ready` and `%s`"
+                    % (children_cpu_ms(kids), cmd))
+                for pid in kids:
+                    os.kill(pid, signal.SIGKILL)
+                    os.waitpid(pid, 0)
+                kids = []
+        if cmd == "legal":
+            legal = words[1:]
+        elif cmd == "gameover" and mode == "spin-parked":
+            parked = (time.process_time(), time.monotonic())
+            import select
+            # Spin until the next line is in the pipe.
+            while not lines.buf and not select.select([0], [], [], 0)[0]:
+                pass
+        elif cmd == "go":
+            if mode == "spin-parked" and args.spin_ms:
+                c0 = time.process_time()
+                end = time.monotonic() + args.spin_ms / 1000
+                while time.monotonic() < end:
+                    pass
+                say("got %d ms of CPU in its own move" % ((time.process_time() - c0) * 1000))
+            moves += 1
+            stall = mode == "pipe-stall" and args.stall_ms > 0 and stalls < args.stalls
+            if hold:
+                # What the referee wrote since the last `go`: about what it
+                # will write before the next.
+                if lines.page > page_at_go:
+                    per_turn = max(per_turn, lines.page - page_at_go)
+                page_at_go = lines.page
+            if stall and writer is not None:
+                # Fill the pipe before answering: the next `go` finds it full.
+                filled = 0
+                try:
+                    while True:
+                        filled += os.write(writer, b"\n" * 4096)
+                except BlockingIOError:
+                    pass
+                send("move " + legal[0])
+                stalls += 1
+                time.sleep(args.stall_ms / 1000)
+                t0 = time.monotonic()
+                while True:  # drain the filler, to the referee's write
+                    line = lines.line()
+                    if line is None or line.strip():
+                        break
+                waited = (time.monotonic() - t0) * 1000
+                say("thought %d ms with its input full (%d filler bytes); the next line "
+                    "came %d ms after it drained" % (args.stall_ms, filled, waited))
+                if line is None:
+                    break
+                lines.buf = line.encode() + b"\n" + lines.buf
+                continue
+            if hold and per_turn and 4096 - lines.page < 2 * per_turn:
+                # The next write may not fit the page: it waits for the byte
+                # held back (released at once when not stalling, the
+                # control).
+                if not stall:
+                    send("move " + legal[0])
+                    lines.release()
+                    continue
+                # Frozen while the opponent thinks, it is thawed (SIGCONT)
+                # just before the referee writes: then the write either fits
+                # (the page grows) or waits for the held byte.
+                while signal.sigtimedwait({signal.SIGCONT}, 0):
+                    pass
+                send("move " + legal[0])
+                waited = 0
+                while lines.available() <= 1 and waited < 20:
+                    if signal.sigtimedwait({signal.SIGCONT}, 0.05):
+                        time.sleep(0.005)
+                        break
+                    waited += 1  # not frozen (a quick opponent): 1 s at most
+                if lines.available() > 1:
+                    continue  # it fitted: next time
+                stalls += 1
+                time.sleep(args.stall_ms / 1000)
+                blocked = lines.available() == 1
+                say("thought %d ms while the referee's write %s (page at %d bytes)"
+                    % (args.stall_ms, "was blocked" if blocked else "had gone through",
+                       lines.page))
+                lines.release()
+                continue
+            send("move " + legal[0])
+        elif cmd == "quit":
+            break
 
 
 if __name__ == "__main__":

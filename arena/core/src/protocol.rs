@@ -33,6 +33,62 @@ pub struct Go {
     pub inc: u64,
     /// Hard limit for this one decision, in ms.
     pub movetime: Option<u64>,
+    /// What to search, for comparisons at equal compute: written only when
+    /// set, so bots that know nothing of budgets see the `go` of protocol 1.
+    pub budget: Budget,
+}
+
+/// A search budget for one decision (`nodes=`, `playouts=`, `depth=` in
+/// `go`): what the bot should search, whatever the machine's speed, with
+/// the time limits still in force as a safety net. Each is `None` when not
+/// set; a bot applies the ones that mean something to its algorithm.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(deny_unknown_fields)]
+pub struct Budget {
+    /// Positions to visit (an alpha-beta search's node count).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u64>,
+    /// Playouts or simulations (MCTS).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub playouts: Option<u64>,
+    /// Search depth, in plies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u64>,
+}
+
+impl Budget {
+    /// Whether no budget is set.
+    pub fn is_empty(&self) -> bool {
+        *self == Budget::default()
+    }
+
+    /// The fields as `go` writes them, each with a leading space.
+    fn fields(&self) -> impl Iterator<Item = (&'static str, u64)> {
+        [
+            ("nodes", self.nodes),
+            ("playouts", self.playouts),
+            ("depth", self.depth),
+        ]
+        .into_iter()
+        .filter_map(|(k, v)| v.map(|v| (k, v)))
+    }
+}
+
+impl Display for Budget {
+    /// `nodes=N playouts=N depth=N`, the fields that are set.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut first = true;
+        for (k, v) in self.fields() {
+            if !first {
+                f.write_str(" ")?;
+            }
+            first = false;
+            write!(f, "{k}={v}")?;
+        }
+        Ok(())
+    }
 }
 
 impl Go {
@@ -48,6 +104,9 @@ impl Go {
                 "opptime" => go.opptime = ms,
                 "inc" => go.inc = ms.unwrap_or(0),
                 "movetime" => go.movetime = ms,
+                "nodes" => go.budget.nodes = ms,
+                "playouts" => go.budget.playouts = ms,
+                "depth" => go.budget.depth = ms,
                 _ => {}
             }
         }
@@ -67,7 +126,11 @@ impl Display for Go {
         f.write_str(" opptime=")?;
         ms(f, self.opptime)?;
         write!(f, " inc={} movetime=", self.inc)?;
-        ms(f, self.movetime)
+        ms(f, self.movetime)?;
+        for (k, v) in self.budget.fields() {
+            write!(f, " {k}={v}")?;
+        }
+        Ok(())
     }
 }
 
@@ -492,8 +555,23 @@ mod tests {
                     opptime: Some(20),
                     inc: 10,
                     movetime: None,
+                    budget: Budget::default(),
                 }),
                 "go time=1500 opptime=20 inc=10 movetime=-",
+            ),
+            (
+                ToBot::Go(Go {
+                    time: None,
+                    opptime: None,
+                    inc: 0,
+                    movetime: Some(100),
+                    budget: Budget {
+                        nodes: Some(5000),
+                        playouts: None,
+                        depth: Some(4),
+                    },
+                }),
+                "go time=- opptime=- inc=0 movetime=100 nodes=5000 depth=4",
             ),
             (
                 ToBot::GameOver {
@@ -536,7 +614,8 @@ mod tests {
                 time: None,
                 opptime: None,
                 inc: 0,
-                movetime: Some(100)
+                movetime: Some(100),
+                budget: Budget::default(),
             })
         );
         let pos: ToBot = "position board=8/8 turn=0 phase=move".parse().unwrap();

@@ -165,6 +165,59 @@ impl FromStr for Reason {
     }
 }
 
+/// Which time a decision is charged: wall time from the start of the `go`
+/// write to the `move` read (the default, cutechess's meaning), or the CPU
+/// time all the bot's processes used meanwhile (a clock a busy machine
+/// does not turn into losses).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Clock {
+    /// Wall time.
+    #[default]
+    Wall,
+    /// CPU time of all the bot's processes, within a wall-clock ceiling.
+    Cpu,
+}
+
+impl Clock {
+    /// Whether this is the default, wall time.
+    pub fn is_wall(&self) -> bool {
+        *self == Clock::Wall
+    }
+}
+
+impl std::fmt::Display for Clock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Clock::Wall => "wall",
+            Clock::Cpu => "cpu",
+        })
+    }
+}
+
+/// A clock name that is neither `wall` nor `cpu`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownClock(pub String);
+
+impl std::fmt::Display for UnknownClock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "unknown clock `{}` (wall or cpu)", self.0)
+    }
+}
+
+impl std::error::Error for UnknownClock {}
+
+impl std::str::FromStr for Clock {
+    type Err = UnknownClock;
+    fn from_str(s: &str) -> Result<Clock, UnknownClock> {
+        match s {
+            "wall" => Ok(Clock::Wall),
+            "cpu" => Ok(Clock::Cpu),
+            _ => Err(UnknownClock(s.to_string())),
+        }
+    }
+}
+
 /// One seat's bot, as it was run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SeatRecord {
@@ -174,6 +227,10 @@ pub struct SeatRecord {
     pub command: Vec<String>,
     /// The bot's stderr log for this game, if one was kept.
     pub log: Option<String>,
+    /// What it was asked to search in each `go` (equal-compute runs);
+    /// absent when no budget was set.
+    #[serde(default, skip_serializing_if = "crate::protocol::Budget::is_empty")]
+    pub budget: crate::protocol::Budget,
 }
 
 /// One move as played.
@@ -244,6 +301,9 @@ pub struct GameRecord {
     /// The seat that forfeited, for forfeit reasons.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offender: Option<Seat>,
+    /// Which time its decisions were charged (absent: wall time).
+    #[serde(default, skip_serializing_if = "Clock::is_wall")]
+    pub clock: Clock,
     /// Wall time of the game, bot starts included.
     pub duration_ms: u64,
 }

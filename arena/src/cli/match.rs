@@ -31,7 +31,9 @@ pub struct MatchArgs {
     params: Vec<(String, String)>,
     /// Number of games (seats alternate; games 2k and 2k+1 share a seed).
     /// With --sprt, the most games to play [default: 2, or 20000 with --sprt].
-    #[arg(long)]
+    // A negative count is read as a value (not as an unknown option `-4`), so
+    // that parse_games can say what is wrong with it.
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_games)]
     games: Option<u64>,
     /// Sequential probability ratio test of the first bot against the second
     /// on game pairs (pentanomial model), e.g. elo0=0,elo1=10,alpha=0.05,beta=0.05:
@@ -72,6 +74,15 @@ pub struct MatchArgs {
     #[arg(long, value_name = "SECS", conflicts_with = "movetime",
           value_parser = parse_st)]
     st: Option<u64>,
+    /// Which time a decision is charged: wall (default, as cutechess) or
+    /// cpu (the CPU time of all the bot's processes, within a wall-clock
+    /// ceiling: a busy machine does not turn it into losses).
+    #[arg(long, value_name = "wall|cpu", default_value = "wall")]
+    clock: arena_core::record::Clock,
+    /// The cpu clock's wall-time ceiling per decision, in ms [default: 5
+    /// times the limit plus 1 s].
+    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..))]
+    ceiling_ms: Option<u64>,
     /// Overrun tolerated before a bot loses on time, in ms.
     #[arg(long, value_name = "MS", default_value_t = 50)]
     margin: u64,
@@ -99,10 +110,24 @@ pub struct MatchArgs {
     /// of restarting them for every game.
     #[arg(long)]
     keep_bots: bool,
+    /// Equal compute: ask both bots to visit N positions per decision
+    /// (`nodes=N` in `go`; the time control stays in force).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    nodes: Option<u64>,
+    /// Equal compute: ask both bots for N playouts (simulations) per
+    /// decision (`playouts=N` in `go`).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    playouts: Option<u64>,
+    /// Equal compute: ask both bots to search N plies deep (`depth=N` in
+    /// `go`).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    depth: Option<u64>,
     /// Compact records: keep the state after every N-th ply (and the last)
     /// in games.jsonl; every reader rebuilds the others from the moves
     /// [default: 1, every ply].
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    // The doc line above says the default and what it means; clap's own
+    // `[default: 1]` would repeat it.
+    #[arg(long, value_name = "N", default_value_t = 1, hide_default_value = true, value_parser = clap::value_parser!(u32).range(1..))]
     record_states: u32,
     /// Output directory for games.jsonl, games.csv and logs/ (a run
     /// directory, as a tournament's: refused if it holds a run).
@@ -179,7 +204,34 @@ impl From<MatchError> for Error {
     }
 }
 
+/// `--games`: a count of games. Zero and counts over the schedule's limit
+/// reach match_config, which names the range; what is not a count at all
+/// (`-4`, `two`) is refused here, by clap, with exit code 2.
+fn parse_games(text: &str) -> Result<u64, String> {
+    match text.trim().parse::<i128>() {
+        Ok(n) if n < 0 => Err(format!(
+            "the number of games must be a positive number (from 1 to {}), not {n}",
+            arena::run::schedule::MAX_GAMES
+        )),
+        Ok(n) => u64::try_from(n).map_err(|_| {
+            format!(
+                "the number of games must be from 1 to {}",
+                arena::run::schedule::MAX_GAMES
+            )
+        }),
+        Err(_) => Err(format!(
+            "the number of games must be a positive number (from 1 to {}), not `{text}`",
+            arena::run::schedule::MAX_GAMES
+        )),
+    }
+}
+
 fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
+    if args.ceiling_ms.is_some() && args.clock != arena_core::record::Clock::Cpu {
+        return Err(
+            "--ceiling-ms is the cpu clock's wall-time ceiling: it needs --clock cpu".into(),
+        );
+    }
     let game = games::new_game(&args.game, &args.params).map_err(|e| e.to_string())?;
     if args.bots.len() != 2 {
         return Err(format!(
@@ -259,6 +311,8 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
             time_ms: time,
             inc_ms: inc,
             margin_ms: args.margin,
+            clock: args.clock,
+            ceiling_ms: args.ceiling_ms,
         },
         ponder: args.ponder,
         limits: Limits {
@@ -269,6 +323,11 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
         keep_bots: args.keep_bots,
         out: args.out.clone(),
         sprt: args.sprt,
+        budget: arena_core::protocol::Budget {
+            nodes: args.nodes,
+            playouts: args.playouts,
+            depth: args.depth,
+        },
     })
 }
 
@@ -288,6 +347,17 @@ pub fn run(args: MatchArgs) -> Result<(), Error> {
         record_states: args.record_states as usize,
     };
     super::runtime()?.block_on(async {
+        // Fail fast: both bots must start and answer `ready` before the
+        // first game, or every game would be a forfeit.
+        super::interruptible(async {
+            for spec in &config.bots {
+                arena::referee::check_command(spec, &config.limits)
+                    .await
+                    .map_err(Error::usage)?;
+            }
+            Ok(())
+        })
+        .await?;
         let names = [config.bots[0].name.clone(), config.bots[1].name.clone()];
         let total = config.games;
         let quiet = args.quiet;

@@ -263,6 +263,23 @@ fn game_help() -> String {
 
 /// A current-thread tokio runtime (the referee's; games in a tournament run
 /// on lanes of their own).
+/// Runs `work` (what comes before a run's first game), or ends with
+/// [`Error::Interrupted`] (exit 130) on Ctrl-C or SIGTERM; the bots it
+/// started die with it.
+async fn interruptible(
+    work: impl std::future::Future<Output = Result<(), Error>>,
+) -> Result<(), Error> {
+    tokio::select! {
+        done = work => done,
+        _ = arena::process::stop_signal() => {
+            arena::process::bot::kill_all_live();
+            Err(Error::Interrupted(
+                "interrupted before the first game: nothing was played".into(),
+            ))
+        }
+    }
+}
+
 fn runtime() -> Result<tokio::runtime::Runtime, Error> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()

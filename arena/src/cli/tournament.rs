@@ -103,6 +103,16 @@ fn run_one(args: &TournamentArgs, path: &Path) -> Result<(), Error> {
         eprintln!("arena tournament: warning: {w}");
     }
     let player = RefereePlayer::for_config(&config, &sandboxes, &out);
+    // Fail fast: every bot must start and answer `ready` before the first
+    // game, or the run would be played as forfeits.
+    super::runtime()?.block_on(super::interruptible(async {
+        for spec in &player.bots {
+            arena::referee::check_command(spec, &player.limits)
+                .await
+                .map_err(|e| Error::Usage(format!("{}: {e}", path.display())))?;
+        }
+        Ok(())
+    }))?;
     let opts = RunOptions {
         out: out.clone(),
         concurrency: args

@@ -327,11 +327,12 @@ impl Bot {
                 // Limits and another uid can only be set in the child.
                 let drop_to = uid;
                 let join = cgroup.as_ref().map(|cg| cg.procs().fd());
+                let join_share = cgroup.as_ref().and_then(Cgroup::share).map(|p| p.fd());
                 let join_memory = memcg.as_ref().map(|cg| cg.procs().fd());
                 let hook = (limited || drop_to.is_some() || join_memory.is_some()).then(|| {
                     let res = res.clone();
                     Box::new(move || {
-                        for fd in [join, join_memory].into_iter().flatten() {
+                        for fd in [join, join_share, join_memory].into_iter().flatten() {
                             // SAFETY: the cgroups' descriptors outlive the spawn.
                             let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
                             nix::unistd::write(fd, b"0")?;
@@ -357,6 +358,9 @@ impl Bot {
                 })?;
                 if let (Some(cg), false) = (&cgroup, slow) {
                     cg.procs().add(spawned.child.id());
+                    if let Some(share) = cg.share() {
+                        share.add(spawned.child.id());
+                    }
                 }
                 spawned
             };
@@ -370,6 +374,7 @@ impl Bot {
                 let child = child?;
                 let ways_in = [
                     cgroup.as_ref().map(Cgroup::procs),
+                    cgroup.as_ref().and_then(Cgroup::share),
                     memcg.as_ref().map(MemoryCgroup::procs),
                 ];
                 for procs in ways_in.into_iter().flatten() {
@@ -459,6 +464,10 @@ impl Bot {
                 Ok(FromBot::Ready(text)) => {
                     self.ready_text =
                         protocol::plain_text(&protocol::truncate(&text, protocol::SHOW));
+                    // A bot that is ready waits frozen for its first `go`:
+                    // nothing it leaves running takes the CPU another bot
+                    // needs to start or to think.
+                    self.set_frozen(true);
                     return Ok(());
                 }
                 Ok(FromBot::Info(_)) | Ok(FromBot::Empty) => {}
@@ -555,6 +564,11 @@ impl Bot {
     pub async fn flush(&mut self) -> Result<(), BotFailure> {
         let stall = self.limits.write_stall;
         self.flush_within(stall).await
+    }
+
+    /// How long [`Bot::flush`] waits for a bot that does not take its input.
+    pub fn write_stall(&self) -> Duration {
+        self.limits.write_stall
     }
 
     /// [`Bot::flush`] with a custom stall limit.

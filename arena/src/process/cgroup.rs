@@ -4,6 +4,12 @@
 //! arena kills, reads CPU time from, and finds the processes to freeze in. Where no cgroup can be
 //! made, [`super::members`] falls back to the bot's process group.
 //!
+//! Each bot's cgroup also has the same CPU share as every other bot's: its
+//! v2 `cpu.weight` where the cpu controller reaches arena's cgroups, else a
+//! cgroup of its own in the v1 `cpu` hierarchy with the same `cpu.shares`
+//! (hybrid systems, such as this project's machines). The scheduler then
+//! divides the CPU between bots, not between their threads or sessions.
+//!
 //! The cgroups live under `arena-PID/` beside arena's own cgroup. `ARENA_CGROUPS=off`
 //! in arena's environment turns them off (to try the fallback, or where a
 //! cgroup manager objects to foreign directories).
@@ -31,6 +37,16 @@ fn root() -> Option<&'static Path> {
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
             Err(_) => return None,
         }
+        // Where the v2 cpu controller reaches this directory, the bots' own
+        // cgroups get it (and so equal weights); where it does not, this
+        // fails and the v1 `cpu` hierarchy gives the shares ([`share_root`]).
+        let _ = fs::write(dir.join("cgroup.subtree_control"), b"+cpu");
+        // As for the v1 shares ([`share_root`]): the bots together weigh
+        // one task per CPU.
+        let _ = fs::write(
+            dir.join("cpu.weight"),
+            (100 * cpus()).min(10000).to_string(),
+        );
         // cgroup.kill came with Linux 5.14; without it the fallback is better.
         if dir.join("cgroup.kill").exists() {
             super::keeper::at_exit(remove_root_at_exit);
@@ -41,6 +57,11 @@ fn root() -> Option<&'static Path> {
         }
     })
     .as_deref()
+}
+
+/// The CPUs this process may use.
+fn cpus() -> u64 {
+    std::thread::available_parallelism().map_or(1, |n| n.get() as u64)
 }
 
 /// Whether bots get cgroups of their own in this process.
@@ -145,6 +166,9 @@ pub struct Cgroup {
     members: File,
     kill: File,
     cpu: File,
+    /// The bot's share of the CPU where it is not the v2 cgroup's own
+    /// `cpu.weight`: a cgroup of its own in the v1 `cpu` hierarchy.
+    share: Option<CpuShare>,
 }
 
 impl Cgroup {
@@ -169,13 +193,22 @@ impl Cgroup {
             ))
         })();
         match files {
-            Ok((procs, members, kill, cpu)) => Some(Cgroup {
-                dir,
-                procs,
-                members,
-                kill,
-                cpu,
-            }),
+            Ok((procs, members, kill, cpu)) => {
+                // Every bot the same weight, whatever its number of
+                // processes, threads or sessions: its cgroup is one entity
+                // to the scheduler (and a process in a cgroup below the
+                // root has no autogroup of its own).
+                let weighted = fs::write(dir.join("cpu.weight"), b"100").is_ok();
+                let share = if weighted { None } else { CpuShare::create() };
+                Some(Cgroup {
+                    dir,
+                    procs,
+                    members,
+                    kill,
+                    cpu,
+                    share,
+                })
+            }
             Err(_) => {
                 let _ = fs::remove_dir(&dir);
                 None
@@ -186,6 +219,18 @@ impl Cgroup {
     /// The way in.
     pub fn procs(&self) -> &Procs {
         &self.procs
+    }
+
+    /// The way into the bot's v1 `cpu` cgroup, where it has one (a bot
+    /// joins it as it joins [`Cgroup::procs`]).
+    pub fn share(&self) -> Option<&Procs> {
+        self.share.as_ref().map(|s| &s.procs)
+    }
+
+    /// Whether the bot has a CPU share equal to every other bot's (a v2
+    /// `cpu.weight` or a v1 `cpu.shares`).
+    pub fn has_cpu_share(&self) -> bool {
+        self.share.is_some() || self.dir.join("cpu.weight").exists()
     }
 
     /// SIGKILLs every process in the cgroup.
@@ -250,7 +295,123 @@ pub fn release(cg: Cgroup) {
     } else {
         drop(pool);
         let _ = fs::remove_dir(&cg.dir);
+        if let Some(share) = &cg.share {
+            remove_v1(&share.dir);
+        }
     }
+}
+
+// ---------------------------------------------------------------------------
+// CPU shares in the v1 `cpu` hierarchy (where the v2 cpu controller does not
+// reach arena's cgroups, as on hybrid systems).
+
+/// This process's directory of bot cpu cgroups in the v1 `cpu` hierarchy,
+/// made at the first call; `None` where there is none or it is not ours to
+/// write.
+fn share_root() -> Option<&'static Path> {
+    static ROOT: OnceLock<Option<PathBuf>> = OnceLock::new();
+    ROOT.get_or_init(|| {
+        let dir = share_root_of(std::process::id())?;
+        match fs::create_dir(&dir) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(_) => return None,
+        }
+        if !dir.join("cpu.shares").exists() {
+            let _ = fs::remove_dir(&dir);
+            return None;
+        }
+        // All the bots together are one entity beside the machine's other
+        // tasks: weigh them as one task per CPU (up to that many bots think
+        // at once), what they weighed in autogroups of their own before.
+        let _ = fs::write(
+            dir.join("cpu.shares"),
+            (1024 * cpus()).min(262_144).to_string(),
+        );
+        Some(dir)
+    })
+    .as_deref()
+}
+
+/// Where the v1 bot cpu cgroups of the arena process `pid` live (beside
+/// arena's own cpu cgroup), for the keeper's cleanup after a killed referee.
+pub fn share_root_of(pid: u32) -> Option<PathBuf> {
+    if std::env::var_os("ARENA_CGROUPS").is_some_and(|v| v == "off") {
+        return None;
+    }
+    let me = procfs::process::Process::myself().ok()?;
+    let path = me
+        .cgroups()
+        .ok()?
+        .into_iter()
+        .find(|c| c.hierarchy != 0 && c.controllers.iter().any(|c| c == "cpu"))?
+        .pathname;
+    let mount = me
+        .mountinfo()
+        .ok()?
+        .into_iter()
+        .find(|m| m.fs_type == "cgroup" && m.super_options.contains_key("cpu"))?
+        .mount_point;
+    Some(
+        mount
+            .join(path.trim_start_matches('/'))
+            .join(format!("arena-{pid}")),
+    )
+}
+
+/// One bot's v1 cpu cgroup: the same `cpu.shares` as every other bot's.
+/// It goes with its [`Cgroup`] (pooled with it: emptied when it is).
+#[derive(Debug)]
+struct CpuShare {
+    dir: PathBuf,
+    procs: Procs,
+}
+
+/// What every bot's v1 cgroup gets (the kernel's default, written so that
+/// no other default can change it).
+const SHARES: &[u8] = b"1024";
+
+impl CpuShare {
+    fn create() -> Option<CpuShare> {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let dir = share_root()?.join(format!("bot-{}", NEXT.fetch_add(1, Ordering::Relaxed)));
+        let _ = fs::remove_dir(&dir); // a leftover of an earlier process with our pid
+        fs::create_dir(&dir).ok()?;
+        let made = (|| {
+            fs::write(dir.join("cpu.shares"), SHARES)?;
+            Procs::open(&dir)
+        })();
+        match made {
+            Ok(procs) => Some(CpuShare { dir, procs }),
+            Err(_) => {
+                let _ = fs::remove_dir(&dir);
+                None
+            }
+        }
+    }
+}
+
+/// `rmdir` of a v1 cgroup, retried while its last processes finish dying.
+fn remove_v1(dir: &Path) {
+    let start = Instant::now();
+    while fs::remove_dir(dir).is_err_and(|e| e.raw_os_error() == Some(nix::libc::EBUSY))
+        && start.elapsed() < Duration::from_secs(1)
+    {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// Removes the v1 cpu cgroups under `dir` and `dir` (their processes are
+/// gone: the v2 cgroups' kill came first).
+pub fn remove_share_tree(dir: &Path) {
+    if let Ok(entries) = fs::read_dir(dir) {
+        for e in entries.flatten() {
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                remove_v1(&e.path());
+            }
+        }
+    }
+    remove_v1(dir);
 }
 
 extern "C" fn remove_root_at_exit() {
@@ -263,5 +424,54 @@ pub fn remove_root() {
     if let Some(root) = root() {
         POOL.lock().unwrap_or_else(|e| e.into_inner()).clear();
         kill_tree(root);
+        if let Some(shares) = share_root() {
+            remove_share_tree(shares);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every bot cgroup has the same CPU share where the machine has a cpu
+    /// controller arena may use (as root here: the v1 `cpu` hierarchy of a
+    /// hybrid system), and a bot process that joins it is in it.
+    #[test]
+    fn bot_cgroups_get_the_same_cpu_share() {
+        let Some(cg) = Cgroup::create() else {
+            eprintln!("SKIPPED: no bot cgroups here");
+            return;
+        };
+        let v1 = share_root_of(std::process::id()).is_some_and(|d| d.join("cpu.shares").exists());
+        let v2 = cg.dir.join("cpu.weight").exists();
+        if !(v1 || v2) {
+            eprintln!("SKIPPED: no cpu controller for arena's cgroups");
+            return;
+        }
+        assert!(cg.has_cpu_share());
+        if let Some(share) = &cg.share {
+            let shares = fs::read_to_string(share.dir.join("cpu.shares")).unwrap();
+            assert_eq!(shares.trim().as_bytes(), SHARES);
+            let mut child = std::process::Command::new("sleep")
+                .arg("5")
+                .spawn()
+                .unwrap();
+            share.procs.add(child.id() as i32);
+            let inside = fs::read_to_string(format!("/proc/{}/cgroup", child.id())).unwrap();
+            let _ = child.kill();
+            let _ = child.wait();
+            let name = share.dir.file_name().unwrap().to_str().unwrap();
+            assert!(
+                inside
+                    .lines()
+                    .any(|l| l.contains(":cpu") && l.ends_with(&format!("/{name}"))),
+                "{inside}"
+            );
+        } else {
+            let weight = fs::read_to_string(cg.dir.join("cpu.weight")).unwrap();
+            assert_eq!(weight.trim(), "100");
+        }
+        release(cg);
     }
 }

@@ -153,6 +153,9 @@ fn keep(referee: Pid, watched: SigSet) -> ! {
         if let Some(dir) = super::memcg::root_of(pid) {
             super::memcg::remove_tree(&dir);
         }
+        if let Some(dir) = super::cgroup::share_root_of(pid) {
+            super::cgroup::remove_share_tree(&dir);
+        }
         super::sandbox::remove_box_root(pid);
     }
     match status {

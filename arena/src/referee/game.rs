@@ -11,8 +11,8 @@ use super::seat::{self, Info, Misstep};
 use super::GameSetup;
 use crate::process::{Bot, BotFailure, BotSpec};
 use arena_core::games::{AnyState, Seat};
-use arena_core::protocol::{self, Go};
-use arena_core::record::{GameRecord, GameResult, MoveRecord, Reason, SeatRecord};
+use arena_core::protocol::{self, Budget, Go};
+use arena_core::record::{Clock, GameRecord, GameResult, MoveRecord, Reason, SeatRecord};
 
 fn ms(d: Duration) -> u64 {
     d.as_millis() as u64
@@ -45,6 +45,7 @@ impl Table {
                 reason: Reason::Normal,
                 detail: None,
                 offender: None,
+                clock: setup.time.clock,
                 duration_ms: 0,
             },
             started: Instant::now(),
@@ -64,11 +65,12 @@ impl Table {
     }
 }
 
-pub(super) fn seat_record(spec: &BotSpec, log: Option<&Path>) -> SeatRecord {
+pub(super) fn seat_record(spec: &BotSpec, log: Option<&Path>, budget: Budget) -> SeatRecord {
     SeatRecord {
         name: spec.name.clone(),
         command: spec.command.clone(),
         log: log.map(|p| p.display().to_string()),
+        budget,
     }
 }
 
@@ -87,13 +89,17 @@ pub async fn play_game(setup: &GameSetup, bots: [&mut Bot; 2]) -> GameRecord {
         if bots[s].log_path() != path.as_deref() {
             bots[s].set_log(path.as_deref());
         }
-        seat_record(&bots[s].spec, bots[s].log_path())
+        seat_record(&bots[s].spec, bots[s].log_path(), setup.budgets[s])
     });
     let mut state = setup.game.initial_state();
     let mut table = Table::new(setup, seats, state.to_string());
     play(setup, &mut bots, &mut state, &mut table).await;
+    // Both bots stay frozen from here until their next game needs them (its
+    // first `go`): `gameover` waits in the pipe. A kept bot parked between
+    // its games takes no CPU from the games in progress; a bot that is
+    // stopped is thawed to read `quit` ([`Bot::shutdown`]).
     for bot in bots.iter_mut() {
-        bot.set_frozen(false);
+        bot.set_frozen(true);
     }
     table.record.final_state = state.to_string();
     send_gameover(&mut bots, &table.record).await;
@@ -178,29 +184,45 @@ async fn play(
             opptime: clock[1 - seat].map(ms),
             inc: ms(inc),
             movetime: tc.movetime_ms,
+            budget: setup.budgets[seat],
         };
-        let wait = limit.map(|l| l + margin);
+        let wait = limit.map(|l| tc.wait(l));
         let decision =
             match seat::decide(bot, waiting, &state_text, &legal, go, wait, &mut info).await {
                 Ok(d) => d,
                 Err(Misstep::NoAnswer(mut f)) => {
-                    f.detail = format!(
-                        "no move within {} ms (+{} ms margin)",
-                        limit.map_or(0, ms),
-                        ms(margin)
-                    );
+                    f.detail = match tc.clock {
+                        Clock::Wall => format!(
+                            "no move within {} ms (+{} ms margin)",
+                            limit.map_or(0, ms),
+                            ms(margin)
+                        ),
+                        Clock::Cpu => format!(
+                            "no move within {} ms of wall time (the cpu clock's ceiling for a \
+                             limit of {} ms)",
+                            wait.map_or(0, ms),
+                            limit.map_or(0, ms)
+                        ),
+                    };
                     return table.forfeit(seat, f);
                 }
                 Err(m) => return table.forfeit(seat, m.failure()),
             };
-        let used = decision.used;
+        // The clock's charge: wall time, or the CPU time of the bot's
+        // processes on the cpu clock.
+        let used = tc.charge(decision.used, decision.cpu);
         if let Some(limit) = limit {
             if used > limit + margin {
                 let f = BotFailure::new(
                     Reason::Timeout,
                     format!(
-                        "move took {:.1} ms, limit {} ms (+{} ms margin)",
+                        "move took {:.1} ms{}, limit {} ms (+{} ms margin)",
                         used.as_secs_f64() * 1e3,
+                        if tc.clock == Clock::Cpu && decision.cpu.is_some() {
+                            " of CPU"
+                        } else {
+                            ""
+                        },
                         ms(limit),
                         ms(margin)
                     ),

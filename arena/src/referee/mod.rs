@@ -24,7 +24,8 @@ use tokio::time::Instant;
 
 use crate::process::{Bot, BotFailure, BotSpec, Limits, StartError};
 use arena_core::games::{AnyGame, Seat};
-use arena_core::record::{GameRecord, GameResult, Reason};
+use arena_core::protocol::Budget;
+use arena_core::record::{Clock, GameRecord, GameResult, Reason};
 
 pub use game::play_game;
 use game::{seat_record, Table};
@@ -42,6 +43,15 @@ pub struct TimeControl {
     pub inc_ms: u64,
     /// Grace on top of the budget before a bot is out of time (pipes, scheduling).
     pub margin_ms: u64,
+    /// Which time a decision is charged (`wall` unless set: absent then,
+    /// so that manifests without it keep their fingerprint).
+    #[serde(default, skip_serializing_if = "Clock::is_wall")]
+    pub clock: Clock,
+    /// With the CPU clock: how long, in wall time, a decision may take at
+    /// most (a bot that sleeps or blocks uses no CPU); default
+    /// [`TimeControl::ceiling`]'s 5 times its limit plus 1 s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ceiling_ms: Option<u64>,
 }
 
 impl TimeControl {
@@ -64,6 +74,28 @@ impl TimeControl {
     pub fn margin(&self) -> Duration {
         Duration::from_millis(self.margin_ms)
     }
+
+    /// How long to wait for a decision whose limit is `limit`: the limit
+    /// and margin on the wall clock; on the CPU clock, the wall-clock
+    /// ceiling (`ceiling_ms`, else 5 times the limit plus 1 s).
+    pub fn wait(&self, limit: Duration) -> Duration {
+        match self.clock {
+            Clock::Wall => limit + self.margin(),
+            Clock::Cpu => self
+                .ceiling_ms
+                .map_or_else(|| limit * 5 + Duration::from_secs(1), Duration::from_millis),
+        }
+    }
+
+    /// What a decision that took `wall` (and `cpu`, where measured) costs
+    /// its clock: the wall time, or on the CPU clock the CPU time (wall
+    /// time where none could be measured).
+    pub fn charge(&self, wall: Duration, cpu: Option<Duration>) -> Duration {
+        match (self.clock, cpu) {
+            (Clock::Cpu, Some(cpu)) => cpu,
+            _ => wall,
+        }
+    }
 }
 
 impl Default for TimeControl {
@@ -73,6 +105,8 @@ impl Default for TimeControl {
             time_ms: None,
             inc_ms: 0,
             margin_ms: 50,
+            clock: Clock::Wall,
+            ceiling_ms: None,
         }
     }
 }
@@ -109,6 +143,9 @@ pub struct GameSetup {
     /// so that nothing it left running takes the CPU its opponent's clock is
     /// paying for.
     pub ponder: bool,
+    /// What each seat's bot is asked to search (sent in its `go`, kept in
+    /// its seat's record); empty for none.
+    pub budgets: [Budget; 2],
     /// Where the bots' stderr logs go (one file per bot per game); `None`
     /// discards them.
     pub log_dir: Option<PathBuf>,
@@ -176,38 +213,106 @@ impl BotSlot {
     pub fn bot(&self) -> Option<&Bot> {
         self.bot.as_ref()
     }
+
+    /// Freezes the running bot until its next game's first `go`: a kept bot
+    /// between its games (the end of a game froze it already; this makes
+    /// sure of it for every way a bot gets parked).
+    pub fn park(&mut self) {
+        if let Some(bot) = self.bot.as_mut() {
+            bot.set_frozen(true);
+        }
+    }
 }
 
-/// A bot command that cannot be started at all.
+/// A bot that cannot be brought to `ready` before a run: the run stops
+/// before its first game, saying why (a tournament of hours must not be
+/// played as forfeits because of a typo in a script name).
 #[derive(Debug, thiserror::Error)]
-#[error("bot `{bot}`: cannot start command `{command}`: {source}")]
+#[error("bot `{bot}` cannot start: `{command}`: {why}{}", stderr_tail(stderr))]
 pub struct CommandError {
     /// The bot's name.
     pub bot: String,
     /// Its command line.
     pub command: String,
-    /// What went wrong.
-    pub source: std::io::Error,
+    /// What went wrong: it could not be run at all, or it ran and did not
+    /// answer `arena 1` with `ready` (its exit status, or the time it had).
+    pub why: String,
+    /// The last lines it wrote to stderr.
+    pub stderr: Vec<String>,
+}
+
+fn stderr_tail(lines: &[String]) -> String {
+    if lines.is_empty() {
+        "; it wrote nothing to stderr".into()
+    } else {
+        format!("; the end of its stderr:\n  {}", lines.join("\n  "))
+    }
 }
 
 /// Starts the bot of `spec` just to see that its command can be run, and
-/// stops it at once. The error names the command.
-pub async fn check_command(spec: &Arc<BotSpec>, limits: &Limits) -> Result<(), CommandError> {
+/// stops it at once (what a library run checks: a bot that then fails to
+/// answer loses its games). The error names the command.
+pub async fn check_spawn(spec: &Arc<BotSpec>, limits: &Limits) -> Result<(), CommandError> {
     match Bot::spawn(spec.clone(), limits, None).await {
         Ok(mut bot) => {
             bot.kill().await;
             Ok(())
         }
-        Err(source) => Err(CommandError {
+        Err(e) => Err(CommandError {
             bot: spec.name.clone(),
             command: spec.command_line(),
-            source,
+            why: e.to_string(),
+            stderr: Vec::new(),
         }),
     }
 }
 
+/// Lines of a failed bot's stderr shown by [`check_command`].
+const STDERR_TAIL_LINES: usize = 12;
+
+/// Starts the bot of `spec` once, as a game would, and waits for its
+/// `ready` (within `limits.startup`), then lets it go with `quit`. The
+/// error names the command, what happened and the end of its stderr.
+pub async fn check_command(spec: &Arc<BotSpec>, limits: &Limits) -> Result<(), CommandError> {
+    let log = tempfile::Builder::new()
+        .prefix("arena-start-check-")
+        .tempdir()
+        .map(|d| {
+            let path = d.path().join("stderr.log");
+            (d, path)
+        });
+    let log_path = log.as_ref().ok().map(|(_, p)| p.clone());
+    let error = |why: String| {
+        let text = log_path
+            .as_ref()
+            .and_then(|p| std::fs::read(p).ok())
+            .unwrap_or_default();
+        let text = String::from_utf8_lossy(&text);
+        let lines: Vec<&str> = text.lines().collect();
+        let tail = lines[lines.len().saturating_sub(STDERR_TAIL_LINES)..]
+            .iter()
+            .map(|l| crate::display::escape(l).into_owned())
+            .collect();
+        CommandError {
+            bot: spec.name.clone(),
+            command: spec.command_line(),
+            why,
+            stderr: tail,
+        }
+    };
+    match Bot::start(spec.clone(), limits, log_path.as_deref()).await {
+        Ok(mut bot) => {
+            bot.shutdown().await;
+            Ok(())
+        }
+        Err(StartError::Spawn { error: e, .. }) => Err(error(e.to_string())),
+        Err(StartError::Failed(f)) => Err(error(f.detail)),
+    }
+}
+
 /// Plays one game with the two players' bots (`players[0]` takes seat 0),
-/// starting each bot that is not running. With `keep`, healthy bots stay
+/// starting each bot that is not running, seat 0's first. Every bot waits
+/// frozen from its `ready` (or the end of its last game) to its first `go`. With `keep`, healthy bots stay
 /// running for the next game (`newgame` again); otherwise, and for a bot
 /// that misbehaved, they are stopped afterwards. A bot that cannot be
 /// started loses the game (both failing: a draw).
@@ -219,7 +324,12 @@ pub async fn run_game(
 ) -> GameRecord {
     let [p0, p1] = players;
     let started = Instant::now();
-    let (r0, r1) = tokio::join!(ensure(p0, setup, 0, limits), ensure(p1, setup, 1, limits));
+    // One after the other: a bot is frozen once it is `ready`, so the
+    // second starts with nothing of the first running beside it (a bot that
+    // answers `ready` and then spins, in as many processes and sessions as
+    // it likes, cannot starve its opponent's start-up).
+    let r0 = ensure(p0, setup, 0, limits).await;
+    let r1 = ensure(p1, setup, 1, limits).await;
     let mut record = match (r0, r1) {
         (Ok(()), Ok(())) => {
             let (b0, b1) = (p0.bot.as_mut().unwrap(), p1.bot.as_mut().unwrap());
@@ -282,7 +392,11 @@ fn start_failure(
 ) -> GameRecord {
     let seats = [0, 1].map(|s| {
         let log = setup.log_path(s, &players[s].spec.name);
-        seat_record(&players[s].spec, log.as_deref().filter(|p| p.exists()))
+        seat_record(
+            &players[s].spec,
+            log.as_deref().filter(|p| p.exists()),
+            setup.budgets[s],
+        )
     });
     let state = setup.game.initial_state().to_string();
     let mut table = Table::new(setup, seats, state);
@@ -356,8 +470,11 @@ mod tests {
                 time_ms: None,
                 inc_ms: 0,
                 margin_ms: 50,
+                clock: Default::default(),
+                ceiling_ms: None,
             },
             ponder: false,
+            budgets: Default::default(),
             log_dir: None,
         }
     }
@@ -576,6 +693,8 @@ mod tests {
             time_ms: Some(3000),
             inc_ms: 100,
             margin_ms: 50,
+            clock: Default::default(),
+            ceiling_ms: None,
         };
         let dir = std::env::temp_dir().join(format!("arena-clock-{}", std::process::id()));
         s.log_dir = Some(dir.clone());

@@ -154,7 +154,8 @@ pub async fn between_decisions(bot: &mut Bot, info: &mut Info) -> Result<(), Mis
 pub struct Decision {
     /// The move as the bot wrote it (not yet checked against the rules).
     pub mv: String,
-    /// From the `go` flushed to the `move` read.
+    /// From the referee starting to write `position`/`legal`/`go` to the
+    /// `move` read.
     pub used: Duration,
     /// CPU time all the bot's processes used meanwhile, where measured.
     pub cpu: Option<Duration>,
@@ -167,8 +168,9 @@ pub const FREEZE_AFTER: Duration = Duration::from_millis(1);
 
 /// One decision: `position`, `legal` and `go` in one write (after whatever
 /// was queued), then reads up to the `move`, keeping `info` lines, for at
-/// most `wait` after the write (`None`: no limit). `waiting`, the opponent
-/// when it may not ponder, is frozen once the bot has thought for
+/// most `wait` from the start of the write (`None`: no limit), which is
+/// also as long as the write may wait for the bot to read. `waiting`, the
+/// opponent when it may not ponder, is frozen once the bot has thought for
 /// [`FREEZE_AFTER`], and stays frozen until its own `go`.
 pub async fn decide(
     bot: &mut Bot,
@@ -182,11 +184,30 @@ pub async fn decide(
     bot.queue(&ToBot::Position(state.into()));
     bot.queue(&ToBot::Legal(legal.into()));
     bot.queue(&ToBot::Go(go));
-    bot.set_frozen(false);
-    let cpu_at_go = bot.cpu_time();
-    bot.flush().await.map_err(Misstep::Failed)?;
+    // The clock, wall and CPU, starts when the referee starts writing: a
+    // write the bot holds up (a full pipe it does not read) is its own
+    // thinking time, and it is thawed only now, so that nothing it does
+    // before the write is off the clock. The CPU count starting here too
+    // keeps a move's CPU time within its wall time.
     let go_at = Instant::now();
+    let cpu_at_go = bot.cpu_time();
+    bot.set_frozen(false);
     let deadline = wait.map(|w| go_at + w);
+    // A write that stalls past the move's time (and margin) is a loss on
+    // time, however much longer the general write stall limit is.
+    let result = match wait {
+        Some(w) if w < bot.write_stall() => bot.flush_within(w).await.map_err(|mut f| {
+            if f.reason == Reason::Timeout {
+                f.detail = format!(
+                    "did not read its `go` within {} ms, its time for the move",
+                    w.as_millis()
+                );
+            }
+            f
+        }),
+        _ => bot.flush().await,
+    };
+    result.map_err(Misstep::Failed)?;
     let mut freeze_at = waiting.is_some().then(|| go_at + FREEZE_AFTER);
     let mut waiting = waiting;
     let (mv, answered_at) = loop {

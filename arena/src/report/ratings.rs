@@ -460,6 +460,7 @@ mod tests {
             name: name.into(),
             command: vec!["./bot".into()],
             log: None,
+            budget: Default::default(),
         };
         GameRecord {
             index,
@@ -478,6 +479,7 @@ mod tests {
             reason: Reason::Normal,
             detail: None,
             offender: None,
+            clock: Default::default(),
             duration_ms: 1,
         }
     }

@@ -450,6 +450,7 @@ mod tests {
             name: name.into(),
             command: vec![],
             log: None,
+            budget: Default::default(),
         };
         GameRecord {
             index,

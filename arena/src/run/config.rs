@@ -15,6 +15,8 @@ use serde::{Deserialize, Serialize};
 use crate::process::{LimitSettings, Sandbox};
 use crate::referee::TimeControl;
 use arena_core::games;
+use arena_core::protocol::Budget;
+use arena_core::record::Clock;
 
 /// The largest config file arena reads.
 pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
@@ -72,6 +74,8 @@ struct RawConfig {
     /// Compact records: the state after every this-many plies (and the last).
     record_states: Option<u32>,
     time_control: RawTimeControl,
+    /// `clock = "cpu"`: the same as `[time_control] clock`.
+    clock: Option<Clock>,
     bots: Vec<RawBot>,
 }
 
@@ -92,6 +96,10 @@ struct RawTimeControl {
     st: Option<toml::Value>,
     #[serde(default = "default_margin")]
     margin_ms: u64,
+    /// `wall` (default) or `cpu`.
+    clock: Option<Clock>,
+    /// The cpu clock's wall-time ceiling per decision.
+    ceiling_ms: Option<u64>,
 }
 
 fn default_margin() -> u64 {
@@ -113,6 +121,9 @@ struct RawBot {
     #[serde(default)]
     sandbox: Sandbox,
     keep_bots: Option<bool>,
+    /// `budget = { nodes = N, playouts = N, depth = N }`, sent in `go`.
+    #[serde(default)]
+    budget: Budget,
 }
 
 /// `build = { command = [...], sandbox = "none", ... }`.
@@ -174,6 +185,8 @@ pub struct BotConfig {
     /// Whether its process is kept from one game to the next (`keep_bots`,
     /// per bot or the config's default).
     pub keep: bool,
+    /// What it is asked to search in each `go` (equal-compute runs).
+    pub budget: Budget,
 }
 
 /// A validated tournament config.
@@ -247,6 +260,9 @@ pub struct NormalizedBot {
     /// but a bot that carries state from game to game does not.
     #[serde(default, skip_serializing_if = "is_default")]
     pub keep: bool,
+    /// Its search budget: other budgets, other games.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub budget: Budget,
 }
 
 fn is_default<T: Default + PartialEq>(v: &T) -> bool {
@@ -303,10 +319,23 @@ impl Config {
 
         let name = match &raw.name {
             Some(n) => n.clone(),
-            None => path
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default(),
+            None => {
+                // The user wrote no `name`: the file name gives one, made valid
+                // (`spaces config.toml` names `reports/spaces-config/`), so that
+                // no error blames a key the file does not hold.
+                let stem = path
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let derived = name_from_file_stem(&stem);
+                if derived.is_empty() {
+                    return Err(err(
+                        "(file name)",
+                        format!("the file name `{stem}` gives no report name (it needs a letter or digit): set `name = \"...\"` in the config"),
+                    ));
+                }
+                derived
+            }
         };
         if name.is_empty()
             || !name
@@ -424,6 +453,7 @@ impl Config {
                 limits: b.limits.clone(),
                 sandbox: b.sandbox,
                 keep: b.keep_bots.unwrap_or(raw.keep_bots),
+                budget: b.budget,
             });
         }
 
@@ -552,11 +582,31 @@ impl Config {
                 "needs time_ms (an increment is added to a game clock)".into(),
             ));
         }
+        let clock = match (raw.clock, tc.clock) {
+            (Some(a), Some(b)) if a != b => {
+                return Err(err(
+                    "clock",
+                    format!("clock = \"{a}\" and time_control.clock = \"{b}\": give one"),
+                ))
+            }
+            (a, b) => a.or(b).unwrap_or_default(),
+        };
+        if tc.ceiling_ms.is_some() && clock != Clock::Cpu {
+            return Err(err(
+                "time_control.ceiling_ms",
+                "is the cpu clock's wall-time ceiling: it needs clock = \"cpu\"".into(),
+            ));
+        }
+        if tc.ceiling_ms == Some(0) {
+            return Err(err("time_control.ceiling_ms", "must be at least 1".into()));
+        }
         let time_control = TimeControl {
             movetime_ms: tc.movetime_ms,
             time_ms: tc.time_ms,
             inc_ms: tc.inc_ms.unwrap_or(0),
             margin_ms: tc.margin_ms,
+            clock,
+            ceiling_ms: tc.ceiling_ms,
         };
 
         let config = Config {
@@ -749,6 +799,7 @@ impl Config {
                     limits: b.limits.clone(),
                     sandbox: b.sandbox,
                     keep: b.keep,
+                    budget: b.budget,
                 })
                 .collect(),
         }
@@ -1084,6 +1135,25 @@ fn build_config(
     })
 }
 
+/// The report name a config file's name gives when the config sets none:
+/// every run of characters other than ASCII letters, digits, `-`, `_` and `.`
+/// becomes one `-`, and leading and trailing `-` and `.` go (a name may not
+/// start with `.`). Empty when nothing is left.
+fn name_from_file_stem(stem: &str) -> String {
+    let mut name = String::new();
+    let mut replaced = false;
+    for c in stem.chars() {
+        if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+            name.push(c);
+            replaced = false;
+        } else if !replaced {
+            name.push('-');
+            replaced = true;
+        }
+    }
+    name.trim_matches(|c| c == '-' || c == '.').to_string()
+}
+
 /// Deserializes TOML, turning errors into (key path, reason).
 fn parse_toml<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, (String, String)> {
     let de = toml::Deserializer::parse(text)
@@ -1193,6 +1263,28 @@ env = { X = "1" }
             conc.normalized().fingerprint(),
             "concurrency does not change results"
         );
+    }
+
+    #[test]
+    fn a_file_name_that_is_no_valid_name_gives_one() {
+        let named = |file: &str, text: &str| Config::parse(Path::new(file), text);
+        let c = named("t/spaces config.toml", &good()).expect("derived name");
+        assert_eq!(c.name, "spaces-config");
+        let c = named("t/ Übung  (2).toml", &good()).expect("derived name");
+        assert_eq!(c.name, "bung-2");
+        let c = named("t/.hidden.toml", &good()).expect("derived name");
+        assert_eq!(c.name, "hidden");
+        // Nothing usable left: the file name is named as the problem.
+        let e = named("t/(((.toml", &good()).expect_err("no name");
+        assert_eq!(e.key, "(file name)", "{e}");
+        assert!(e.reason.contains("set `name ="), "{e}");
+        // A name the user wrote is still checked as written, not repaired.
+        let e = named(
+            "t/spaces config.toml",
+            &format!("name = \"a b\"\n{}", good()),
+        )
+        .expect_err("bad name");
+        assert_eq!(e.key, "name", "{e}");
     }
 
     #[test]
@@ -1342,6 +1434,23 @@ env = { X = "1" }
             (b.sandbox, b.network, b.seconds),
             (Sandbox::Bwrap, false, 600)
         );
+        // A budget reaches the bot and the fingerprint; a typo is refused.
+        let plain = parse(&good()).unwrap();
+        let c = parse(&good().replace(
+            "command = [\"/bin/sh\"]",
+            "command = [\"/bin/sh\"]\nbudget = { playouts = 2000 }",
+        ))
+        .unwrap();
+        assert_eq!(c.bots[1].budget.playouts, Some(2000));
+        assert_ne!(
+            c.normalized().fingerprint(),
+            plain.normalized().fingerprint()
+        );
+        let e = parse_err(&good().replace(
+            "command = [\"/bin/sh\"]",
+            "command = [\"/bin/sh\"]\nbudget = { playout = 2000 }",
+        ));
+        assert!(e.key.starts_with("bots[1].budget"), "{e}");
     }
 
     #[test]

@@ -18,6 +18,7 @@ use crate::run::schedule;
 use crate::run::{self, Hooks, ProgressMode, RunOptions, TournamentError};
 use crate::standings::Tally;
 use arena_core::games::AnyGame;
+use arena_core::protocol::Budget;
 use arena_core::record::GameRecord;
 
 pub use crate::run::schedule::game_seeds;
@@ -42,6 +43,9 @@ pub struct MatchConfig {
     /// position; `arena match` resolves `--openings`, by default the
     /// variant's shipped suite).
     pub openings: crate::run::openings::Resolved,
+    /// What both bots are asked to search in each `go` (`--nodes`,
+    /// `--playouts`, `--depth`).
+    pub budget: Budget,
 }
 
 /// How to run a match: as [`RunOptions`] for a tournament.
@@ -154,6 +158,7 @@ pub fn normalized(config: &MatchConfig) -> Normalized {
                 limits: Default::default(),
                 sandbox: b.sandbox,
                 keep: false,
+                budget: config.budget,
             })
             .collect(),
     }
@@ -186,7 +191,7 @@ pub async fn run_match_with(
         });
     }
     for spec in &config.bots {
-        referee::check_command(spec, &config.limits).await?;
+        referee::check_spawn(spec, &config.limits).await?;
     }
     // The tournament's player, the bots in `--bot` order (a job's seats
     // index them).
@@ -200,6 +205,7 @@ pub async fn run_match_with(
         limits: config.limits.clone(),
         opening_plies: config.openings.random_plies,
         openings: config.openings.suite.clone().map(Arc::new),
+        budgets: vec![config.budget; 2],
         run_dir: config.out.clone(),
         kept: Default::default(),
     });

@@ -13,6 +13,7 @@ use crate::process::{BotSpec, Limits, Sandbox};
 use crate::referee::{self, BotSlot, GameSetup, TimeControl};
 use crate::store;
 use arena_core::games::AnyGame;
+use arena_core::protocol::Budget;
 use arena_core::record::GameRecord;
 
 /// Plays scheduled games with the referee, the random opening drawn from the
@@ -36,6 +37,8 @@ pub struct RefereePlayer {
     pub opening_plies: u32,
     /// The opening suite whose lines the jobs name (`GameJob::opening`).
     pub openings: Option<Arc<super::openings::SuiteSpec>>,
+    /// Per bot, in config order: what it is asked to search.
+    pub budgets: Vec<Budget>,
     /// The run directory: bots' stderr logs go to `logs/` in it, and records
     /// name them relative to it.
     pub run_dir: PathBuf,
@@ -87,6 +90,7 @@ impl RefereePlayer {
             },
             opening_plies: config.random_opening_plies,
             openings: config.openings.clone().map(Arc::new),
+            budgets: config.bots.iter().map(|b| b.budget).collect(),
             run_dir: run_dir.to_path_buf(),
             kept: Default::default(),
         }
@@ -107,7 +111,9 @@ impl KeptBots {
             .remove(&(lane, bot))
     }
 
-    fn put(&self, lane: usize, bot: usize, player: BotSlot) {
+    fn put(&self, lane: usize, bot: usize, mut player: BotSlot) {
+        // Parked, it takes no CPU from the lane's other games.
+        player.park();
         self.0
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -137,6 +143,7 @@ impl Player for RefereePlayer {
             ),
             time: self.time,
             ponder: self.ponder,
+            budgets: job.seats.map(|b| self.budgets[b]),
             log_dir: Some(self.run_dir.join(store::LOGS)),
         };
         let keep = job.seats.map(|b| self.keep[b]);

@@ -365,6 +365,14 @@ fn prepare_dir(
         store::remove_run(dir, &old)?;
         return Ok(store::Resumed::default());
     }
+    if !opts.resume && old.status == "complete" {
+        // A finished run has nothing left to resume: do not suggest it.
+        return refuse(format!(
+            "{} already holds a run ({}), and it is complete: nothing is left to resume; use --overwrite to replace it, or --out for another directory",
+            dir.display(),
+            old.describe(),
+        ));
+    }
     if !opts.resume {
         return refuse(format!(
             "{} already holds a run ({}, {}); use --resume to finish it, --overwrite to replace it, or --out for another directory",
@@ -552,6 +560,8 @@ mod tests {
                 time_ms: None,
                 inc_ms: 0,
                 margin_ms: 5,
+                clock: Default::default(),
+                ceiling_ms: None,
             },
             bots: (0..bots)
                 .map(|i| NormalizedBot {
@@ -562,6 +572,7 @@ mod tests {
                     limits: Default::default(),
                     sandbox: Default::default(),
                     keep: false,
+                    budget: Default::default(),
                 })
                 .collect(),
         }
@@ -595,6 +606,7 @@ mod tests {
                 name: self.bots[job.seats[s]].clone(),
                 command: vec!["true".into()],
                 log: None,
+                budget: Default::default(),
             };
             let result = match (job.seed ^ job.index) % 3 {
                 0 => GameResult::Seat0Wins,
@@ -618,6 +630,7 @@ mod tests {
                 reason: Reason::Normal,
                 detail: None,
                 offender: None,
+                clock: Default::default(),
                 duration_ms: 0,
             })
         }

@@ -99,6 +99,7 @@ impl MoveSource for BotSeat {
             opptime: None,
             inc: 0,
             movetime: Some(self.movetime.as_millis() as u64),
+            budget: Default::default(),
         };
         let wait = self.movetime + MARGIN;
         let mut info = Info::default();

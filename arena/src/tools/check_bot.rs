@@ -84,7 +84,7 @@ impl Level {
 #[derive(Clone, Debug, Default)]
 pub struct CheckReport {
     pub lines: Vec<(Level, String)>,
-    /// Every answer time (`go` flushed to `move` read), in ms.
+    /// Every answer time (the `go` write started to `move` read), in ms.
     pub move_ms: Vec<f64>,
 }
 
@@ -576,6 +576,7 @@ async fn decide(
         opptime: None,
         inc: 0,
         movetime: Some(ctx.movetime.as_millis() as u64),
+        budget: Default::default(),
     };
     let limit = ctx.movetime + ctx.margin;
     // Wait past the deadline to tell a slow answer from no answer; the bot
@@ -694,6 +695,9 @@ fn time_summary(ctx: &Ctx, report: &mut CheckReport) {
 /// stops it the referee's way.
 async fn quit(bot: &mut Bot, report: &mut CheckReport) {
     let pid = bot.pid();
+    // A bot waits frozen after `ready` until its first `go`: thawed, it can
+    // read `quit`, as the referee's shutdown lets it.
+    bot.set_frozen(false);
     if bot.send(&[ToBot::Quit]).await.is_err() {
         report.push(Level::Warn, "quit: the bot had closed its input already");
         bot.shutdown().await;

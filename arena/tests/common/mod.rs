@@ -81,6 +81,7 @@ pub fn random_game(
         name: name.to_string(),
         command: vec!["./random-bot".into()],
         log: None,
+        budget: Default::default(),
     };
     GameRecord {
         index,
@@ -99,6 +100,7 @@ pub fn random_game(
         reason,
         detail,
         offender: None,
+        clock: Default::default(),
         duration_ms: 100 + seed % 900,
     }
 }
@@ -209,6 +211,7 @@ pub fn fixture_records() -> Vec<GameRecord> {
                 name: name.to_string(),
                 command: vec![],
                 log: None,
+                budget: Default::default(),
             };
             records.push(GameRecord {
                 index,
@@ -227,6 +230,7 @@ pub fn fixture_records() -> Vec<GameRecord> {
                 reason: Reason::Normal,
                 detail: None,
                 offender: None,
+                clock: Default::default(),
                 duration_ms: 10,
             });
         }

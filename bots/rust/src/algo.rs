@@ -4,6 +4,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::eval::Evaluate;
 use crate::limits::Clock;
+pub use arena_core::protocol::Budget;
 
 /// Everything a decision may use besides the position.
 pub struct Ctx {
@@ -11,6 +12,11 @@ pub struct Ctx {
     /// `--seed`, the game's seed and the seat.
     pub rng: ChaCha8Rng,
     pub clock: Clock,
+    /// What the referee asked this decision to search (`nodes=`,
+    /// `playouts=`, `depth=` in `go`): it overrides the bot's own fixed
+    /// limit, so that two bots compared at equal compute search the same
+    /// whatever their command lines say.
+    pub budget: Budget,
     /// `info` lines to send before the move (without the `info ` prefix).
     pub info: Vec<String>,
 }
@@ -20,6 +26,7 @@ impl Ctx {
         Ctx {
             rng,
             clock,
+            budget: Budget::default(),
             info: Vec::new(),
         }
     }

@@ -53,6 +53,9 @@ struct Searcher<'a, G: Evaluate> {
     game: &'a G,
     stop: Option<Instant>,
     nodes: u64,
+    /// A node budget (`nodes=` in `go`): the search stops once it is spent,
+    /// at the same node whatever the machine's speed.
+    max_nodes: Option<u64>,
     aborted: bool,
     killers: Vec<[Option<G::Move>; 2]>,
     /// Triangular principal-variation table of the current iteration.
@@ -78,6 +81,7 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
             game,
             stop,
             nodes: 0,
+            max_nodes: None,
             aborted: false,
             killers: vec![[None, None]; MAX_DEPTH as usize + 2],
             pv: vec![Vec::new(); MAX_DEPTH as usize + 2],
@@ -89,6 +93,10 @@ impl<'a, G: Evaluate> Searcher<'a, G> {
     /// Called once per interior node, each of which expands all its
     /// children: reading the clock is cheap next to that.
     fn check_time(&mut self) {
+        if self.max_nodes.is_some_and(|n| self.nodes >= n) {
+            self.aborted = true;
+            return;
+        }
         if let Some(stop) = self.stop {
             if Instant::now() >= stop {
                 self.aborted = true;
@@ -294,9 +302,17 @@ impl Algorithm for AlphaBeta {
         ctx: &mut Ctx,
     ) -> G::Move {
         let me = game.to_move(state);
-        let fixed = self.fixed_limit();
+        // A budget from `go` replaces the bot's own limit: depth, or a node
+        // count (then deepening goes on until the nodes are spent).
+        let budget = ctx.budget;
+        let depth = match (budget.depth, budget.nodes) {
+            (Some(d), _) => Some(d.min(u64::from(MAX_DEPTH)) as u32),
+            (None, Some(_)) => None,
+            (None, None) => self.depth,
+        };
+        let fixed = depth.is_some() || budget.nodes.is_some();
         let stop = ctx.clock.stop(fixed);
-        let max_depth = self.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
+        let max_depth = depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
         if legal.len() == 1 {
             ctx.info.push("depth 0 single legal move".into());
             return legal[0].clone();
@@ -327,6 +343,7 @@ impl Algorithm for AlphaBeta {
         root.sort_by_key(|c| std::cmp::Reverse(c.key));
 
         let mut s = Searcher::new(game, stop);
+        s.max_nodes = budget.nodes;
         let mut best_move = root[0].mv.clone();
         let mut best_score = root[0].key;
         let mut completed = 0;
@@ -395,8 +412,13 @@ impl Algorithm for AlphaBeta {
             }
         }
         if s.aborted {
+            let why = if s.max_nodes.is_some_and(|n| s.nodes >= n) {
+                "stopped at its node budget"
+            } else {
+                "stopped on time"
+            };
             ctx.info.push(format!(
-                "depth {completed} stopped on time nodes {} time {} best {best_move} score {best_score}",
+                "depth {completed} {why} nodes {} time {} best {best_move} score {best_score}",
                 s.nodes,
                 ctx.clock.elapsed_ms()
             ));

@@ -103,7 +103,8 @@ mod tests {
                 time: None,
                 opptime: Some(5000),
                 inc: 20,
-                movetime: Some(100)
+                movetime: Some(100),
+                budget: Default::default(),
             }
         );
     }

@@ -113,7 +113,13 @@ impl Algorithm for Mcts {
             ctx.info.push("playouts 0 single legal move".into());
             return legal[0].clone();
         }
-        let stop = ctx.clock.stop(self.fixed_limit());
+        // A budget from `go` replaces the bot's own playout count.
+        let playouts = ctx
+            .budget
+            .playouts
+            .map(|n| n.min(u64::from(u32::MAX)) as u32)
+            .or(self.playouts);
+        let stop = ctx.clock.stop(playouts.is_some());
         let cap = match self.playout_depth {
             Some(0) => None,
             Some(d) => Some(d),
@@ -132,7 +138,7 @@ impl Algorithm for Mcts {
         let mut done: u32 = 0;
         let rng = &mut ctx.rng;
         loop {
-            if let Some(n) = self.playouts {
+            if let Some(n) = playouts {
                 if done >= n {
                     break;
                 }

@@ -120,6 +120,7 @@ impl<G: Evaluate, A: Algorithm> Session<A> for GameSession<G> {
         }
         let rng = self.rng.clone();
         let mut ctx = Ctx::new(rng, Clock::from_go(go, start));
+        ctx.budget = go.budget;
         let mv = alg.choose(&self.game, &self.state, &legal, &mut ctx);
         // Carry the RNG on, so later moves draw fresh numbers.
         self.rng = ctx.rng;

@@ -26,6 +26,7 @@ pub(super) fn setup(game: Arc<dyn AnyGame>, index: u64) -> GameSetup {
             ..TimeControl::default()
         },
         ponder: false,
+        budgets: Default::default(),
         log_dir: None,
     }
 }

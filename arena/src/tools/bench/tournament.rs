@@ -121,6 +121,7 @@ pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, BenchE
                 limits: Default::default(),
                 sandbox: Default::default(),
                 keep,
+                budget: Default::default(),
             })
             .collect(),
     };
@@ -145,6 +146,7 @@ pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, BenchE
         limits: Limits::default(),
         opening_plies: 0,
         openings: None,
+        budgets: vec![Default::default(); bots],
         run_dir,
         kept: Default::default(),
     };
