@@ -1133,3 +1133,263 @@ fn a_sandboxed_build_is_contained_like_its_bot() {
     );
     assert!(left.is_empty(), "the build's child outlived it: {left:?}");
 }
+
+/// Empty files cost the host's kernel about 1 KB each, which no limit
+/// counts (no memory cgroup when arena is unprivileged): a sandboxed bot
+/// makes at most `disk_mb` * 16 files in its /tmp and as many in its
+/// /dev/shm, and none in `/` (bubblewrap's own tmpfs, read-only to it), as
+/// its own uid (arena as root) and in a user namespace (arena as nobody);
+/// beyond, creation fails and it plays on. Unsandboxed (the control) it
+/// makes all it asks for (20,000).
+#[test]
+fn a_sandboxed_bot_makes_no_more_files_than_disk_mb_allows() {
+    if !sandbox_works("the file bound") {
+        return;
+    }
+    let prog = Prog::new();
+    let mut runs = vec![("bwrap", false)];
+    if is_root("the file bound as nobody") {
+        nix::unistd::chown(
+            &prog.root.join("reports"),
+            Some(nix::unistd::Uid::from_raw(65534)),
+            None,
+        )
+        .unwrap();
+        runs.push(("bwrap", true));
+    }
+    runs.push(("none", false));
+    let bound = arena::process::sandbox::files_for(8 << 20);
+    assert_eq!(bound, 128, "the documented bound: 16 files per MB");
+    for (sandbox, as_nobody) in runs {
+        let out = prog.out();
+        let _ = std::fs::remove_dir_all(&out);
+        let tmp = tempfile::tempdir().unwrap();
+        // Unsandboxed, its TMPDIR is its private directory (removed after
+        // the game): enough to show the count is not bounded, quickly.
+        let hog = match sandbox {
+            "none" => "hog=bots/hostile/inode-hog --fill-files 20000".to_string(),
+            _ => "hog=bots/hostile/inode-hog --fill-dir /dev/shm --fill-dir /".to_string(),
+        };
+        let mut cmd = match_cmd(
+            &out,
+            sandbox,
+            &[hog, "opp=/usr/bin/python3 opponent.py".to_string()],
+            // Time enough for the control's files on a loaded machine.
+            &["--games", "1", "--movetime", "60000", "--disk-mb", "8"],
+        );
+        cmd.current_dir(&prog.root).env("TMPDIR", tmp.path());
+        if as_nobody {
+            let mut wrapped = Command::new("setpriv");
+            wrapped
+                .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+                .arg(cmd.get_program())
+                .args(cmd.get_args())
+                .current_dir(&prog.root)
+                .env("TMPDIR", tmp.path())
+                .stdin(Stdio::null());
+            cmd = wrapped;
+        }
+        let o = run(cmd);
+        let what = format!("{sandbox}{}", if as_nobody { " as nobody" } else { "" });
+        assert!(
+            o.status.success(),
+            "{what}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let log = logs(&out);
+        let made: Vec<(String, u64)> = log
+            .lines()
+            .filter_map(|l| l.split("inode-hog made ").nth(1))
+            .map(|rest| {
+                let mut w = rest.split(' ');
+                let n = w.next().unwrap().parse().unwrap();
+                (w.nth(2).unwrap().to_string(), n)
+            })
+            .collect();
+        eprintln!("{what}: {made:?}");
+        if sandbox == "none" {
+            assert_eq!(made.len(), 1, "{what}: {log}");
+            assert_eq!(made[0].1, 20_000, "{what}: the control makes all: {log}");
+        } else {
+            let at = |dir: &str| made.iter().find(|(d, _)| d == dir).map(|(_, n)| *n);
+            // Bounded, and not by something else: most of the bound is made.
+            for dir in ["/tmp", "/dev/shm"] {
+                let n = at(dir).unwrap_or_else(|| panic!("{what}: nothing in {dir}: {log}"));
+                assert!(
+                    n <= bound && n >= bound - 16,
+                    "{what}: {n} files in {dir}: {log}"
+                );
+            }
+            assert_eq!(at("/"), Some(0), "{what}: files in /: {log}");
+        }
+        for r in records(&out) {
+            assert!(
+                !r.reason.is_forfeit(),
+                "{what}: {:?} {:?}",
+                r.reason,
+                r.detail
+            );
+        }
+        let left: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().flatten().collect();
+        assert!(left.is_empty(), "{what}: left in TMPDIR: {left:?}");
+    }
+}
+
+/// A bot's own `#!` line cannot make the sandbox show it a directory: not
+/// with a NUL after the interpreter (the kernel stops there, a reader
+/// splitting on whitespace did not), not through a link of its program
+/// directory that resolves only inside (`#!/tmp/L/../../DIR/sh`). Each
+/// hostile bot (bots/hostile/make-shebang-bots) runs /bin/sh and asks for
+/// one of: a directory under a root-only one (arena as root), its
+/// opponent's program directory, the directory of a host process in
+/// /proc (its command line), the run directory's logs/. Sandboxed, as root
+/// and as nobody, it reads none of them and its games are recorded as
+/// usual; unsandboxed (the control) it reads each.
+#[test]
+fn a_bots_shebang_line_shows_it_nothing_outside_its_directory() {
+    use std::os::unix::fs::PermissionsExt;
+    if !sandbox_works("the shebang attacks") {
+        return;
+    }
+    let root = is_root("the shebang attacks");
+    let prog = Prog::new();
+    let base_dir = tempfile::tempdir().unwrap();
+    let base = base_dir.path().canonicalize().unwrap();
+    let token = |what: &str| unique(&format!("shebang-{what}"));
+    let opp = base.join("opp");
+    std::fs::create_dir(&opp).unwrap();
+    std::fs::copy(testbot(), opp.join("opponent.py")).unwrap();
+    std::fs::write(opp.join("secret.txt"), token("opponent")).unwrap();
+    let locked_pub = base.join("locked/pub");
+    std::fs::create_dir_all(&locked_pub).unwrap();
+    std::fs::write(locked_pub.join("secret.txt"), token("locked")).unwrap();
+    chmod_tree(&base);
+    std::fs::set_permissions(base.join("locked"), std::fs::Permissions::from_mode(0o700)).unwrap();
+    // A host process whose command line is the secret.
+    let mut host = Command::new("/usr/bin/python3")
+        .args(["-c", "import time; time.sleep(600)", &token("cmdline")])
+        .spawn()
+        .unwrap();
+    let proc_dir = PathBuf::from(format!("/proc/{}", host.id()));
+    let run_dir = base.join("run");
+    // (directory asked for, what is read, what it holds)
+    let mut targets = vec![
+        (opp.clone(), opp.join("secret.txt"), token("opponent")),
+        (proc_dir.clone(), proc_dir.join("cmdline"), token("cmdline")),
+        // The second game's bot lists the first game's logs.
+        (
+            run_dir.join("logs"),
+            run_dir.join("logs"),
+            "game00000".to_string(),
+        ),
+    ];
+    if root {
+        targets.push((
+            locked_pub.clone(),
+            locked_pub.join("secret.txt"),
+            token("locked"),
+        ));
+    }
+    for (i, (dir, _, _)) in targets.iter().enumerate() {
+        let gen = Command::new(repo().join("bots/hostile/make-shebang-bots"))
+            .arg(&prog.root)
+            .arg(dir)
+            .arg(format!("sb{i}x{}", std::process::id()))
+            .output()
+            .unwrap();
+        assert!(gen.status.success(), "{gen:?}");
+    }
+    chmod_tree(&prog.root);
+    let mut modes = vec![("bwrap", false), ("none", false)];
+    if root {
+        modes.insert(1, ("bwrap", true));
+    }
+    let config = base.join("t.toml");
+    for (sandbox, as_nobody) in modes {
+        for (i, (dir, read, secret)) in targets.iter().enumerate() {
+            if as_nobody && dir.starts_with(base.join("locked")) {
+                continue; // nobody cannot reach it even unsandboxed
+            }
+            for variant in ["nul", "link"] {
+                let what = format!(
+                    "{sandbox}{} {variant} {}",
+                    if as_nobody { " as nobody" } else { "" },
+                    dir.display()
+                );
+                // Unsandboxed, the link's path resolves only with the link
+                // in the host's /tmp.
+                let name = format!("sb{i}x{}", std::process::id());
+                let host_link = PathBuf::from(format!("/tmp/{name}-L"));
+                let _ = std::fs::remove_file(&host_link);
+                if sandbox == "none" && variant == "link" {
+                    std::os::unix::fs::symlink(prog.root.join(format!(".{name}/a")), &host_link)
+                        .unwrap();
+                }
+                std::fs::write(
+                    &config,
+                    format!(
+                        "game = \"dakon\"\nseed = 1\ngames = 2\nconcurrency = 1\n[time_control]\nmovetime_ms = 2000\n\
+                         [[bots]]\nname = \"hostile\"\ncommand = [\"bots/hostile/{name}-{variant}\"]\n\
+                         env = {{ SHEBANG_READ = \"{}\" }}\n\
+                         cwd = \"{}\"\nsandbox = \"{sandbox}\"\n\
+                         [[bots]]\nname = \"opp\"\ncommand = [\"/usr/bin/python3\", \"opponent.py\"]\n\
+                         cwd = \"{}\"\nsandbox = \"{sandbox}\"\n",
+                        read.display(),
+                        prog.root.display(),
+                        opp.display()
+                    ),
+                )
+                .unwrap();
+                let _ = std::fs::remove_dir_all(&run_dir);
+                let mut cmd = if as_nobody {
+                    std::fs::create_dir(&run_dir).unwrap();
+                    nix::unistd::chown(&run_dir, Some(nix::unistd::Uid::from_raw(65534)), None)
+                        .unwrap();
+                    let mut c = Command::new("setpriv");
+                    c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+                        .arg(ARENA);
+                    c
+                } else {
+                    Command::new(ARENA)
+                };
+                cmd.args(["tournament", "--quiet", "--out"])
+                    .arg(&run_dir)
+                    .arg(&config)
+                    .current_dir(&base)
+                    .stdin(Stdio::null());
+                let o = cmd.output().unwrap();
+                let _ = std::fs::remove_file(&host_link);
+                let err = String::from_utf8_lossy(&o.stderr);
+                assert!(o.status.success(), "{what}: {err}");
+                let log = logs(&run_dir);
+                let recs = records(&run_dir);
+                assert_eq!(recs.len(), 2, "{what}: {log}");
+                for r in &recs {
+                    assert!(
+                        !r.reason.is_forfeit(),
+                        "{what}: {:?} {:?} {log}",
+                        r.reason,
+                        r.detail
+                    );
+                }
+                let probe = format!("attack shebang read {}: ", read.display());
+                let got: Vec<&str> = log.lines().filter(|l| l.contains(&probe)).collect();
+                if sandbox == "none" {
+                    assert!(
+                        got.iter().any(|l| l.contains(secret.as_str())),
+                        "{what}: the control reads it: {log}"
+                    );
+                } else {
+                    assert!(
+                        log.contains(&format!("attack shebang cannot read {}", read.display())),
+                        "{what}: the probe ran: {log}"
+                    );
+                    assert!(got.is_empty(), "{what}: it read {got:?}");
+                    assert!(!log.contains(secret.as_str()), "{what}: leaked: {log}");
+                }
+            }
+        }
+    }
+    let _ = host.kill();
+    let _ = host.wait();
+}

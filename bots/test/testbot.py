@@ -102,6 +102,10 @@ Attacks on the clock and on CPU fairness (branch `clock`, issue 33):
                        or `quit`) and say how much CPU it got meanwhile;
                        also spin --spin-ms (default 30) of each move (its
                        own time) and say how much CPU that got
+    inode-hog          (branch sandbox) at its first decision, create empty
+                       files in TMPDIR (and each --fill-dir DIR) until
+                       creation fails or --fill-files N (default 300000)
+                       exist, say how many each took, remove them, and play on
 """
 
 import argparse
@@ -133,6 +137,9 @@ def main():
     ap.add_argument("--children", type=int, default=32, help="starve-start: busy children")
     ap.add_argument("--burn-ms", type=int, default=800, help="slow-start: CPU before ready")
     ap.add_argument("--spin-ms", type=int, default=30, help="spin-parked: spin in each move")
+    # branch sandbox: inode-hog
+    ap.add_argument("--fill-files", type=int, default=300000, help="what inode-hog tries to make")
+    ap.add_argument("--fill-dir", action="append", default=[], help="inode-hog: also fill DIR")
     args = ap.parse_args()
     mode = args.mode
     if mode in CLOCK_MODES:
@@ -357,6 +364,7 @@ ATTACKS = {
     "eof-ignorer", "kill-parent", "stop-opponent", "cpu-thief",
     "symlink-planter", "trojan", "remount", "read-environ", "private-probe",
     "disk-filler", "memfd-hog",
+    "inode-hog",  # branch sandbox
 }
 
 THIEF = {}
@@ -522,6 +530,25 @@ def attack(mode, args, decisions, log):
             held += 1
         HOARD.append(fd)
         report(log, "memfd-hog held %d MB" % held)
+    # --- branch sandbox: empty files cost the host kernel memory, which no
+    # limit counts: how many the bot may make (TMPDIR first, then each
+    # --fill-dir), removed again before it plays on.
+    elif mode == "inode-hog" and first:
+        for where in [os.environ.get("TMPDIR", "/tmp")] + args.fill_dir:
+            made = []
+            try:
+                while len(made) < args.fill_files:
+                    path = os.path.join(where, "hog%d" % len(made))
+                    os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+                    made.append(path)
+            except OSError as e:
+                why = e.strerror
+            else:
+                why = "enough"
+            report(log, "inode-hog made %d files in %s (%s)" % (len(made), where, why))
+            for path in made:
+                os.unlink(path)
+    # --- end of branch sandbox
     elif mode == "read-environ" and first:
         try:
             with open("/proc/%d/environ" % os.getppid(), "rb") as f:

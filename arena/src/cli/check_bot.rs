@@ -93,7 +93,7 @@ pub fn run(args: CheckBotArgs) -> Result<(), Error> {
             let dir = std::env::current_dir().unwrap_or_default();
             println!(
                 "INFO sandbox: bwrap, as in a tournament: {}",
-                arena::process::sandbox::view(&spec.command, &dir)
+                arena::process::sandbox::view(&spec.command, &dir, &spec.interpreters)
             );
         }
         _ => println!("INFO sandbox: none (the bot runs as you, with your files)"),

@@ -122,6 +122,11 @@ pub struct MatchArgs {
     /// `go`).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     depth: Option<u64>,
+    /// A directory where a `#!` line of the bots' own files may name an
+    /// interpreter when sandboxed, besides the system directories
+    /// (repeatable; config key `interpreters`).
+    #[arg(long = "interpreter", value_name = "DIR")]
+    interpreters: Vec<PathBuf>,
     /// Compact records: keep the state after every N-th ply (and the last)
     /// in games.jsonl; every reader rebuilds the others from the moves
     /// [default: 1, every ply].
@@ -252,6 +257,7 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
             .resources()
             .map_err(|e| e.to_string())?;
         spec.sandbox = sandbox;
+        spec.interpreters = args.interpreters.iter().map(|d| here.join(d)).collect();
         let problem =
             arena::run::config::executable_problem(&spec.command[0], &here, &Default::default());
         if let Some(problem) = problem {

@@ -267,7 +267,11 @@ impl Bot {
                 &limits.hide,
                 uid,
                 &path,
-                spec.build.as_ref(),
+                sandbox::Roots {
+                    interpreters: &spec.interpreters,
+                    bot_dirs: &limits.bot_dirs,
+                    build: spec.build.as_ref(),
+                },
             )
         });
         if let Some(plan) = &plan {

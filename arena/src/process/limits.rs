@@ -142,6 +142,9 @@ pub struct Limits {
     /// Paths a sandboxed bot must not see even inside a directory it sees
     /// (the run directory, when it lies in a bot's program directory).
     pub hide: Vec<PathBuf>,
+    /// Every bot's program directory: a sandboxed bot is shown nothing
+    /// inside another's (nor containing one) for an interpreter.
+    pub bot_dirs: Vec<PathBuf>,
 }
 
 impl Default for Limits {
@@ -152,6 +155,7 @@ impl Default for Limits {
             write_stall: Duration::from_secs(5),
             log_cap: 1 << 20,
             hide: Vec::new(),
+            bot_dirs: Vec::new(),
         }
     }
 }

@@ -10,6 +10,8 @@
 //! - [`line_reader`]: its stdout, line by line, bounded;
 //! - [`log_sink`]: its stderr, into a capped log file;
 //! - [`sandbox`]: bubblewrap, private directories, what a bot may see;
+//! - [`sandbox_init`]: the step inside the sandbox before the bot (file
+//!   bounds, dropping to the bot's uid and every capability);
 //! - [`cgroup`]: a cgroup per bot where arena may make them;
 //! - [`members`]: a bot's processes as one thing to freeze, kill, measure;
 //! - [`spawn`]: starting a bot without `fork`, waiting for it by pidfd;
@@ -29,6 +31,7 @@ pub mod log_sink;
 pub mod members;
 pub mod memcg;
 pub mod sandbox;
+pub mod sandbox_init;
 pub mod spawn;
 pub mod spec;
 pub mod uids;

@@ -4,10 +4,13 @@
 //! Inside, a bot sees the system directories read-only (`/usr`, `/etc`,
 //! `/opt`...), its program directory read-only at its own path, what its
 //! command resolves to when that lives elsewhere (an interpreter under a
-//! home directory: pyenv, nvm, conda, rustup), a fresh `/proc` and `/dev`,
-//! and a private `/tmp` (also its `HOME`, `TMPDIR` and working directory,
-//! with the program directory's entries linked into it so that relative
-//! paths work) and `/dev/shm`, tmpfs of a bounded size. Nothing else: not
+//! home directory: pyenv, nvm, conda, rustup; what the bot's own `#!` line
+//! names only within the system directories or the organiser's
+//! `interpreters`, see [`Roots`]), a fresh `/proc` and `/dev`, and a
+//! private `/tmp` (also its `HOME`, `TMPDIR` and working directory, with
+//! the program directory's entries linked into it so that relative paths
+//! work) and `/dev/shm`, tmpfs of a bounded size and number of files
+//! ([`files_for`]). Nothing else: not
 //! the run directory (masked where it lies inside a visible directory), not
 //! other bots' files, not home directories. It has its own PID, IPC, UTS,
 //! network and cgroup namespaces, no capabilities, no new privileges, and
@@ -15,8 +18,9 @@
 //!
 //! When arena runs as root, bubblewrap runs as root (so that it can mount
 //! directories only root may enter) and the bot drops to a uid of its own
-//! with `setpriv` before it starts. Otherwise bubblewrap runs unprivileged,
-//! in a user namespace, and the bot keeps arena's uid.
+//! before it starts, in the init step ([`super::sandbox_init`]) that also
+//! bounds its files. Otherwise bubblewrap runs unprivileged, in a user
+//! namespace, and the bot keeps arena's uid.
 
 use std::ffi::{OsStr, OsString};
 use std::fs;
@@ -26,6 +30,7 @@ use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use super::sandbox_init;
 use super::spec::Build;
 
 /// How a bot is confined beyond its resource limits (the `sandbox` key of a
@@ -64,9 +69,9 @@ impl std::str::FromStr for Sandbox {
 pub enum Unusable {
     #[error("bwrap is not on PATH (Debian/Ubuntu: apt install bubblewrap)")]
     NoBwrap,
-    /// arena runs as root and needs setpriv to drop to a bot's uid.
-    #[error("setpriv is not on PATH (it is in util-linux)")]
-    NoSetpriv,
+    /// The init step inside the sandbox is the arena binary, not found.
+    #[error("{0}")]
+    NoInit(String),
     #[error("bwrap cannot be run: {0}")]
     CannotRun(Arc<io::Error>),
     /// bwrap ran `true` and failed: its exit status and last stderr line.
@@ -124,10 +129,8 @@ fn probe() -> Result<(), Unusable> {
     let Some(bwrap) = find_on_path("bwrap".as_ref(), &path) else {
         return Err(Unusable::NoBwrap);
     };
+    sandbox_init::program().map_err(|e| Unusable::NoInit(e.to_string()))?;
     let root = nix::unistd::geteuid().is_root();
-    if root && find_on_path("setpriv".as_ref(), &path).is_none() {
-        return Err(Unusable::NoSetpriv);
-    }
     let lease = if root {
         Some(super::uids::lease().map_err(|e| Unusable::CannotRun(Arc::new(e)))?)
     } else {
@@ -141,7 +144,7 @@ fn probe() -> Result<(), Unusable> {
         &[],
         uid,
         &path,
-        None,
+        Roots::default(),
     );
     let out = std::process::Command::new(bwrap)
         .args(&plan.args)
@@ -172,6 +175,27 @@ const SYSTEM: &[&str] = &[
     "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix",
 ];
 
+/// Directories never shown to a bot beyond what bubblewrap makes of them
+/// (its own `/proc`, `/dev`, `/tmp`), nor anything inside them: the host's
+/// processes, devices, sockets and kernel settings.
+const NEVER_INSIDE: &[&str] = &["/proc", "/sys", "/dev", "/run"];
+
+/// Where the interpreters a bot's own files name may come from, and what
+/// must never be shown to it, beyond the run directory (`hide`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Roots<'a> {
+    /// The organiser's `interpreters` (config key, `--interpreter`): a `#!`
+    /// line of a file in the program directory may name an interpreter
+    /// here (or in the system directories), nowhere else.
+    pub interpreters: &'a [PathBuf],
+    /// Every bot's program directory (the bot's own is skipped): nothing
+    /// inside one, nor containing one, is shown for an interpreter.
+    pub bot_dirs: &'a [PathBuf],
+    /// Set for a bot's sandboxed `build` ([`Build`]): its program directory
+    /// is writable and its working directory, and it may share the network.
+    pub build: Option<&'a Build>,
+}
+
 /// bubblewrap's arguments for one bot, and what it will see.
 #[derive(Clone, Debug, Default)]
 pub struct BwrapPlan {
@@ -180,17 +204,26 @@ pub struct BwrapPlan {
     pub extra: Vec<PathBuf>,
     /// Environment the bot needs for what was mounted (e.g. RUSTUP_HOME).
     pub env: Vec<(String, PathBuf)>,
+    /// What the command asked to be shown and was not, and why (for
+    /// `arena check-bot`).
+    pub refused: Vec<String>,
+}
+
+/// Files the sandbox holds beyond those arena puts there, per byte of
+/// `disk_mb`: 16 per MB, so that what a bot's files cost the kernel (about
+/// 1 KB each, counted by no limit) stays small beside the bytes it may write.
+pub fn files_for(tmp_bytes: u64) -> u64 {
+    (tmp_bytes >> 16).max(16)
 }
 
 impl BwrapPlan {
     /// The sandbox for `command` (argv, as the config gives it) whose
-    /// program directory is `program_dir`, writing at most `tmp_bytes` to
-    /// its `/tmp` (and as much to `/dev/shm`); `hide` lists paths it must
-    /// not see even inside a visible directory (the run directory); `uid`
-    /// is the uid to drop to when bubblewrap runs as root; `path` is the
-    /// `PATH` the bot gets; `build` makes it a build's sandbox instead (the
-    /// program directory writable and its working directory, the network
-    /// shared if allowed).
+    /// program directory is `program_dir`, writing at most `tmp_bytes` and
+    /// [`files_for`]`(tmp_bytes)` files to its `/tmp` (and as much to
+    /// `/dev/shm`); `hide` lists paths it must not see even inside a
+    /// visible directory (the run directory); `uid` is the uid to drop to
+    /// when bubblewrap runs as root; `path` is the `PATH` the bot gets;
+    /// `roots` says where interpreters may be shown from.
     pub fn new(
         command: &[String],
         program_dir: &Path,
@@ -198,14 +231,17 @@ impl BwrapPlan {
         hide: &[PathBuf],
         uid: Option<u32>,
         path: &OsStr,
-        build: Option<&Build>,
+        roots: Roots<'_>,
     ) -> BwrapPlan {
-        let network = build.is_some_and(|b| b.network);
         let mut a: Vec<OsString> = Vec::new();
         let mut push = |words: &[&OsStr]| a.extend(words.iter().map(|w| w.to_os_string()));
+        let build = roots.build;
+        let network = build.is_some_and(|b| b.network);
         if uid.is_some() {
-            // Privileged bubblewrap: no user namespace, the bot drops to
-            // `uid` itself (setpriv needs these three capabilities for that).
+            // Privileged bubblewrap: no user namespace; the init step
+            // (sandbox_init) bounds the files of /tmp and /dev/shm (a mount:
+            // CAP_SYS_ADMIN) and drops to `uid` (the other three) before
+            // the bot runs, with none of them.
             push(&[
                 "--unshare-ipc".as_ref(),
                 "--unshare-pid".as_ref(),
@@ -219,18 +255,27 @@ impl BwrapPlan {
                 "CAP_SETGID".as_ref(),
                 "--cap-add".as_ref(),
                 "CAP_SETPCAP".as_ref(),
+                "--cap-add".as_ref(),
+                "CAP_SYS_ADMIN".as_ref(),
             ]);
             if !network {
                 push(&["--unshare-net".as_ref()]);
             }
         } else {
             // No user namespaces inside: the kernel's most attacked surface.
+            // The init step gets, in the sandbox's user namespace,
+            // CAP_SYS_ADMIN (to mount its tmpfs) and CAP_SETPCAP (to drop
+            // the bounding set), and the bot none.
             push(&[
                 "--unshare-all".as_ref(),
                 "--unshare-user".as_ref(),
                 "--disable-userns".as_ref(),
                 "--cap-drop".as_ref(),
                 "ALL".as_ref(),
+                "--cap-add".as_ref(),
+                "CAP_SETPCAP".as_ref(),
+                "--cap-add".as_ref(),
+                "CAP_SYS_ADMIN".as_ref(),
             ]);
             if network {
                 push(&["--share-net".as_ref()]);
@@ -258,7 +303,7 @@ impl BwrapPlan {
         // Its writable directories are tmpfs of a bounded size, fresh for
         // each bot process and gone with it: a bot cannot fill the disk, nor
         // (unprivileged, where /dev/shm would be bubblewrap's /dev, as large
-        // as half the memory) the memory.
+        // as half the memory) the memory. The init step bounds their files.
         let size = tmp_bytes.to_string();
         push(&[
             "--proc".as_ref(),
@@ -277,31 +322,138 @@ impl BwrapPlan {
             ]);
         }
         let mut plan = BwrapPlan::default();
-        let mut wanted = vec![program_dir.to_path_buf()];
-        for root in interpreter_roots(command, program_dir, path, &mut plan.env) {
-            wanted.push(root);
-        }
-        let mut made: Vec<PathBuf> = Vec::new();
-        // Each where it really is, and also where the command names it
-        // (through a link, or with `..`), so that both paths work inside.
-        let places: Vec<(PathBuf, PathBuf)> = wanted
-            .into_iter()
-            .flat_map(|dir| {
-                let real = fs::canonicalize(&dir).unwrap_or_else(|_| lexical(&dir));
-                let named = lexical(&dir);
-                let mut both = vec![(real.clone(), real.clone())];
-                if named != real {
-                    both.push((real, named));
-                }
-                both
-            })
+        let program_real = fs::canonicalize(program_dir).unwrap_or_else(|_| lexical(program_dir));
+        let system: Vec<PathBuf> = visible.clone();
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let home_real = home.as_ref().and_then(|h| fs::canonicalize(h).ok());
+        let hidden: Vec<PathBuf> = hide
+            .iter()
+            .map(|h| fs::canonicalize(h).unwrap_or_else(|_| lexical(h)))
+            .collect();
+        let others: Vec<PathBuf> = roots
+            .bot_dirs
+            .iter()
+            .filter_map(|d| fs::canonicalize(d).ok())
+            .filter(|d| *d != program_real)
+            .collect();
+        let listed: Vec<PathBuf> = roots
+            .interpreters
+            .iter()
+            .filter_map(|d| fs::canonicalize(d).ok())
             .collect();
         let boxes = box_root_of(std::process::id());
-        let program_real = fs::canonicalize(program_dir).unwrap_or_else(|_| lexical(program_dir));
-        for (source, dir) in places {
+        // Why `dir` (canonical, or a mount point as named) must not be
+        // shown, if it must not.
+        let forbidden = |dir: &Path| -> Option<String> {
+            if dir == Path::new("/") || dir == Path::new("/tmp") {
+                return Some(format!("{} is never shown", dir.display()));
+            }
+            if let Some(n) = NEVER_INSIDE.iter().find(|n| dir.starts_with(n)) {
+                return Some(format!("nothing in {n} is shown"));
+            }
+            let is_home = dir == Path::new("/root")
+                || dir.parent() == Some(Path::new("/home"))
+                || home.as_deref() == Some(dir)
+                || home_real.as_deref() == Some(dir);
+            if is_home {
+                return Some("a home directory is never shown whole".into());
+            }
+            if boxes.starts_with(dir) {
+                return Some("it holds the private directories of bots".into());
+            }
+            if hidden
+                .iter()
+                .any(|h| h.starts_with(dir) || dir.starts_with(h))
+            {
+                return Some("it is, holds or lies in the run directory".into());
+            }
+            if others
+                .iter()
+                .any(|o| o.starts_with(dir) || dir.starts_with(o))
+            {
+                return Some("it is, holds or lies in another bot's program directory".into());
+            }
+            None
+        };
+        let mut wanted: Vec<(PathBuf, PathBuf)> =
+            vec![(program_real.clone(), program_real.clone())];
+        if lexical(program_dir) != program_real {
+            wanted.push((program_real.clone(), lexical(program_dir)));
+        }
+        for want in interpreter_roots(command, program_dir, path, &mut plan.env) {
+            // Only what exists, where it really is: a path that does not
+            // resolve here may resolve otherwise inside (through the links
+            // in /tmp), so nothing is shown for it.
+            let Ok(mut real) = fs::canonicalize(&want.dir) else {
+                plan.refused.push(format!(
+                    "{} (for {}): not shown, it does not resolve to a directory here",
+                    want.dir.display(),
+                    want.what
+                ));
+                continue;
+            };
+            if real.starts_with(&program_real) || system.iter().any(|s| real.starts_with(s)) {
+                continue; // seen already
+            }
+            // What the bot's author wrote (a `#!` line, a link in the
+            // program directory) shows only what the organiser lets it.
+            let mut allowed = match want.trust {
+                Trust::Organiser => true,
+                Trust::Author => listed.iter().any(|l| real.starts_with(l)),
+                Trust::AuthorLink => {
+                    listed.iter().any(|l| real.starts_with(l))
+                        || path_roots(path).iter().any(|r| real.starts_with(r))
+                }
+            };
+            // An install root above a listed directory (`/x/tool` for a
+            // listed `/x/tool/bin`): the listed directory alone.
+            if !allowed && want.trust != Trust::Organiser {
+                let file = fs::canonicalize(&want.file).unwrap_or_default();
+                if let Some(l) = listed.iter().find(|l| file.starts_with(l)) {
+                    real = l.clone();
+                    allowed = true;
+                }
+            }
+            if !allowed {
+                plan.refused.push(format!(
+                    "{} (for {}): not shown, {}",
+                    real.display(),
+                    want.what,
+                    match want.trust {
+                        Trust::AuthorLink =>
+                            "a link in the program directory may only lead to \
+                             the system directories, the install root of a PATH directory or \
+                             an `interpreters` directory",
+                        _ =>
+                            "a `#!` line of the program directory's files may only name an \
+                             interpreter in the system directories or an `interpreters` \
+                             directory",
+                    }
+                ));
+                continue;
+            }
+            if let Some(why) = forbidden(&real) {
+                plan.refused.push(format!(
+                    "{} (for {}): not shown, {why}",
+                    real.display(),
+                    want.what
+                ));
+                continue;
+            }
+            wanted.push((real.clone(), real.clone()));
+            // Also where the organiser's command names it (through a link,
+            // or with `..`), so that both paths work inside.
+            let named = lexical(&want.dir);
+            if want.trust == Trust::Organiser && named != real && forbidden(&named).is_none() {
+                wanted.push((real, named));
+            }
+        }
+        let mut made: Vec<PathBuf> = Vec::new();
+        for (source, dir) in wanted {
+            // A build writes its program directory (and only that).
+            let writable = build.is_some() && dir == program_real;
             // `/`, or a directory that holds the private ones of unsandboxed
             // bots, would show everything or other bots' files: not mounted.
-            let writable = build.is_some() && dir == program_real;
             if boxes.starts_with(&dir) || (!writable && visible.iter().any(|v| dir.starts_with(v)))
             {
                 continue;
@@ -318,7 +470,6 @@ impl BwrapPlan {
                     ]);
                 }
             }
-            // A build writes its program directory (and only that).
             let bind = if writable { "--bind" } else { "--ro-bind" };
             push(&[bind.as_ref(), source.as_os_str(), dir.as_os_str()]);
             visible.push(dir.clone());
@@ -336,8 +487,7 @@ impl BwrapPlan {
                 ]);
             }
         }
-        for h in hide {
-            let h = fs::canonicalize(h).unwrap_or_else(|_| h.clone());
+        for h in &hidden {
             if h.exists() && visible.iter().any(|v| h.starts_with(v)) {
                 push(&[
                     "--tmpfs".as_ref(),
@@ -347,6 +497,12 @@ impl BwrapPlan {
                 ]);
             }
         }
+        // The init step, where it removes itself from before the bot runs.
+        let init = sandbox_init::program()
+            .unwrap_or_else(|_| PathBuf::from("/nonexistent/arena-sandbox-init"));
+        let init_at = Path::new(sandbox_init::PATH);
+        push(&["--ro-bind".as_ref(), init.as_os_str(), init_at.as_os_str()]);
+        made.push(init_at.to_path_buf());
         // The program directory's entries, linked into /tmp (its working
         // directory) so that relative paths work; not over a mount point.
         if let Ok(entries) = fs::read_dir(program_dir) {
@@ -362,30 +518,28 @@ impl BwrapPlan {
                 ]);
             }
         }
-        // A bot works in its private /tmp; a build in its program directory.
-        let workdir = match build {
-            Some(_) => program_real.as_os_str(),
-            None => "/tmp".as_ref(),
-        };
-        push(&["--chdir".as_ref(), workdir, "--".as_ref()]);
+        let files = files_for(tmp_bytes).to_string();
+        push(&[
+            "--chdir".as_ref(),
+            "/tmp".as_ref(),
+            "--".as_ref(),
+            init_at.as_os_str(),
+            "--files".as_ref(),
+            files.as_ref(),
+        ]);
+        push(&["--size".as_ref(), size.as_ref()]);
         if let Some(uid) = uid {
-            let id = uid.to_string();
+            push(&["--uid".as_ref(), uid.to_string().as_ref()]);
             // A bot's gid is its uid; a build keeps its directory's group.
-            let gid = build
-                .and_then(|b| b.owner)
-                .map_or(uid, |(_, gid)| gid)
-                .to_string();
-            push(&[
-                "setpriv".as_ref(),
-                format!("--reuid={id}").as_ref(),
-                format!("--regid={gid}").as_ref(),
-                "--clear-groups".as_ref(),
-                "--inh-caps=-all".as_ref(),
-                "--bounding-set=-all".as_ref(),
-                "--no-new-privs".as_ref(),
-                "--".as_ref(),
-            ]);
+            if let Some((_, gid)) = build.and_then(|b| b.owner) {
+                push(&["--gid".as_ref(), gid.to_string().as_ref()]);
+            }
         }
+        // A bot works in its private /tmp; a build in its program directory.
+        if build.is_some() {
+            push(&["--cwd".as_ref(), program_real.as_os_str()]);
+        }
+        push(&["--".as_ref()]);
         a.extend(command.iter().map(OsString::from));
         plan.args = a;
         plan
@@ -394,8 +548,9 @@ impl BwrapPlan {
 
 /// What a sandboxed bot running `command` from `program_dir` sees, in
 /// words: for `arena check-bot`, so that a bot author knows why a file is
-/// not found.
-pub fn view(command: &[String], program_dir: &Path) -> String {
+/// not found (and why an interpreter was not shown). `interpreters` are the
+/// organiser's (config key, `--interpreter`).
+pub fn view(command: &[String], program_dir: &Path, interpreters: &[PathBuf]) -> String {
     let path = std::env::var_os("PATH").unwrap_or_else(|| super::SAFE_PATH.into());
     let plan = BwrapPlan::new(
         command,
@@ -404,7 +559,11 @@ pub fn view(command: &[String], program_dir: &Path) -> String {
         &[],
         None,
         &path,
-        None,
+        Roots {
+            interpreters,
+            bot_dirs: &[],
+            build: None,
+        },
     );
     let system: Vec<&str> = SYSTEM
         .iter()
@@ -414,14 +573,57 @@ pub fn view(command: &[String], program_dir: &Path) -> String {
     let mut seen = vec![program_dir.display().to_string()];
     seen.extend(plan.extra.iter().map(|p| p.display().to_string()));
     seen.dedup();
-    format!(
+    let mut words = format!(
         "it sees {} and {} read-only, a fresh /proc and /dev, and a private /tmp (its HOME, \
          TMPDIR and working directory, with the program directory's entries linked in) and \
-         /dev/shm, in memory, of disk_mb each (64 MB unless set); \
+         /dev/shm, in memory, of disk_mb each (64 MB and {} files unless set); \
          nothing else: no network, no home directories, no other bot's files",
         system.join(", "),
-        seen.join(", ")
-    )
+        seen.join(", "),
+        files_for(super::limits::DEFAULT_DISK_BYTES),
+    );
+    for r in &plan.refused {
+        words.push_str("; ");
+        words.push_str(r);
+    }
+    words
+}
+
+/// How far what a directory was asked for by is trusted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Trust {
+    /// The organiser's command: its program found on PATH or named by an
+    /// absolute path outside the program directory, that file's own `#!`
+    /// interpreter, an absolute path among its arguments.
+    Organiser,
+    /// Where a link in the program directory (the command's program, as a
+    /// venv's `bin/python`) leads: the system directories, an
+    /// `interpreters` directory or the install root of a PATH directory.
+    AuthorLink,
+    /// The `#!` line of a file in the program directory: the system
+    /// directories or an `interpreters` directory only.
+    Author,
+}
+
+/// A directory the command needs shown: as named (not resolved yet), the
+/// file that needs it, what that is (for messages) and who asked.
+#[derive(Clone, Debug)]
+struct Wanted {
+    dir: PathBuf,
+    file: PathBuf,
+    what: String,
+    trust: Trust,
+}
+
+/// The install roots of the directories on `path` (`/root/.pyenv` for
+/// `/root/.pyenv/shims`), canonical, never a home directory or `/`.
+fn path_roots(path: &OsStr) -> Vec<PathBuf> {
+    std::env::split_paths(path)
+        .filter(|d| d.is_absolute())
+        .filter_map(|d| fs::canonicalize(&d).ok())
+        .map(|d| install_root(&d.join("x")))
+        .filter(|r| r.parent().is_some())
+        .collect()
 }
 
 /// What `command` needs from outside its program directory: the install
@@ -435,20 +637,29 @@ fn interpreter_roots(
     program_dir: &Path,
     path: &OsStr,
     env: &mut Vec<(String, PathBuf)>,
-) -> Vec<PathBuf> {
+) -> Vec<Wanted> {
     let Some(first) = command.first() else {
         return Vec::new();
     };
     let mut found = Vec::new();
     let program_real = fs::canonicalize(program_dir).unwrap_or_else(|_| program_dir.into());
+    let in_program_dir = |p: &Path| {
+        lexical(p).starts_with(&program_real)
+            || lexical(p).starts_with(lexical(program_dir))
+            || fs::canonicalize(p).is_ok_and(|r| r.starts_with(&program_real))
+    };
     for arg in &command[1..] {
         let p = Path::new(arg);
-        let inside = fs::canonicalize(p).is_ok_and(|r| r.starts_with(&program_real));
-        if p.is_absolute() && p.exists() && !inside {
-            found.push(if p.is_dir() {
-                p.to_path_buf()
-            } else {
-                narrow(p.parent().unwrap_or(p), p)
+        if p.is_absolute() && p.exists() && !in_program_dir(p) {
+            found.push(Wanted {
+                dir: if p.is_dir() {
+                    p.to_path_buf()
+                } else {
+                    narrow(p.parent().unwrap_or(p), p)
+                },
+                file: p.to_path_buf(),
+                what: format!("argument {arg}"),
+                trust: Trust::Organiser,
             });
         }
     }
@@ -460,53 +671,147 @@ fn interpreter_roots(
     let Some(program) = program else {
         return found;
     };
-    let mut files = vec![program.clone()];
-    if let Ok(real) = fs::canonicalize(&program) {
-        files.push(real);
+    // The program as named, and the file it resolves to.
+    let authors = in_program_dir(&program);
+    let mut files = vec![(
+        program.clone(),
+        if authors {
+            None
+        } else {
+            Some(Trust::Organiser)
+        },
+    )];
+    let real = fs::canonicalize(&program).ok();
+    if let Some(real) = &real {
+        let link_trust = if authors {
+            Trust::AuthorLink
+        } else {
+            Trust::Organiser
+        };
+        files.push((real.clone(), Some(link_trust)));
     }
-    if let Some(interp) = shebang(&program, path) {
+    // The interpreter of the file that is run: the author's if that file
+    // is in the program directory.
+    let script = real.clone().unwrap_or_else(|| program.clone());
+    if let Some(interp) = shebang(&script, path) {
+        let trust = if in_program_dir(&script) {
+            Trust::Author
+        } else if authors {
+            Trust::AuthorLink
+        } else {
+            Trust::Organiser
+        };
         if let Ok(real) = fs::canonicalize(&interp) {
-            files.push(real);
+            files.push((real, Some(trust)));
         }
-        files.push(interp);
+        files.push((interp, Some(trust)));
     }
-    for f in &files {
-        if f.starts_with(program_dir) {
+    for (f, trust) in &files {
+        let Some(trust) = *trust else { continue };
+        if in_program_dir(f) {
             continue;
         }
-        found.push(install_root(f));
+        found.push(Wanted {
+            dir: install_root(f),
+            file: f.clone(),
+            what: f.display().to_string(),
+            trust,
+        });
         // rustup's proxies (cargo, rustc...) look for their toolchains in
         // RUSTUP_HOME, by default under HOME, which the bot does not share.
-        if f.file_name() == Some(OsStr::new("rustup")) {
+        if trust == Trust::Organiser && f.file_name() == Some(OsStr::new("rustup")) {
             let home = std::env::var_os("RUSTUP_HOME")
                 .map(PathBuf::from)
                 .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".rustup")));
             if let Some(home) = home.filter(|h| h.is_dir()) {
                 env.push(("RUSTUP_HOME".into(), home.clone()));
-                found.push(home);
+                found.push(Wanted {
+                    dir: home.clone(),
+                    file: home,
+                    what: "rustup".into(),
+                    trust,
+                });
             }
         }
     }
     found
 }
 
-/// The interpreter of a `#!` script (through `env`), if `file` is one.
+/// The interpreter of a `#!` script (through `env`), if `file` is one, read
+/// as the kernel reads it (fs/binfmt_script.c): within the first 256 bytes,
+/// after `#!` and any spaces or tabs, up to a space, tab, NUL or newline.
 fn shebang(file: &Path, path: &OsStr) -> Option<PathBuf> {
     use std::io::Read as _;
     let mut head = [0u8; 256];
-    let n = fs::File::open(file).ok()?.read(&mut head).ok()?;
-    let line = head[..n].strip_prefix(b"#!")?;
-    let line = &line[..line.iter().position(|&b| b == b'\n').unwrap_or(line.len())];
-    let mut words = line
-        .split(|b| b.is_ascii_whitespace())
-        .filter(|w| !w.is_empty())
-        .map(OsStr::from_bytes);
-    let interp = PathBuf::from(words.next()?);
+    let mut n = 0;
+    let mut f = fs::File::open(file).ok()?;
+    while n < head.len() {
+        match f.read(&mut head[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(_) => return None,
+        }
+    }
+    let (interp, arg) = parse_shebang(&head[..n])?;
+    let interp = PathBuf::from(OsStr::from_bytes(interp));
     if interp.file_name() == Some(OsStr::new("env")) {
-        let name = words.find(|w| !w.as_bytes().starts_with(b"-"))?;
+        // env's one argument (`-S python3 -u` with -S): the first word not
+        // an option is the program, looked up on PATH unless it has a `/`.
+        let name = arg?
+            .split(|&b| b == b' ' || b == b'\t')
+            .find(|w| !w.is_empty() && !w.starts_with(b"-"))?;
+        let name = OsStr::from_bytes(name);
+        if name.as_bytes().contains(&b'/') {
+            let p = Path::new(name);
+            return p.is_absolute().then(|| p.to_path_buf());
+        }
         return find_on_path(name, path);
     }
     Some(interp)
+}
+
+/// The interpreter and optional argument of a `#!` line in `buf` (a file's
+/// first bytes, at most 256), split as Linux does: no newline within them
+/// is accepted only if the interpreter ends before their end; the argument
+/// is the rest of the line, trimmed, up to a NUL.
+fn parse_shebang(buf: &[u8]) -> Option<(&[u8], Option<&[u8]>)> {
+    let spacetab = |b: u8| b == b' ' || b == b'\t';
+    let rest = buf.strip_prefix(b"#!")?;
+    // The line ends at a newline, or (as the kernel's strnchr stops at a
+    // NUL) at the end of the buffer.
+    let line = match rest.iter().position(|&b| b == b'\n' || b == 0) {
+        Some(i) if rest[i] == b'\n' => &rest[..i],
+        _ => {
+            let start = rest.iter().position(|&b| !spacetab(b))?;
+            // No space, tab or NUL after the name: it may be cut; refused.
+            rest[start..].iter().position(|&b| spacetab(b) || b == 0)?;
+            rest
+        }
+    };
+    let start = line.iter().position(|&b| !spacetab(b))?;
+    let line = &line[start..];
+    let end = line
+        .iter()
+        .position(|&b| spacetab(b) || b == 0)
+        .unwrap_or(line.len());
+    let interp = &line[..end];
+    if interp.is_empty() {
+        return None;
+    }
+    let arg = match line.get(end) {
+        Some(&b) if spacetab(b) => {
+            let rest = &line[end..];
+            let rest = &rest[rest
+                .iter()
+                .position(|&b| !spacetab(b))
+                .unwrap_or(rest.len())..];
+            let rest = &rest[..rest.iter().position(|&b| b == 0).unwrap_or(rest.len())];
+            let trimmed = rest.len() - rest.iter().rev().take_while(|&&b| spacetab(b)).count();
+            Some(&rest[..trimmed]).filter(|r| !r.is_empty())
+        }
+        _ => None,
+    };
+    Some((interp, arg))
 }
 
 /// What to show for a program at `file`: its install root (the parent of
@@ -684,5 +989,112 @@ impl Drop for PrivateDir {
     fn drop(&mut self) {
         let _ = fs::remove_dir_all(&self.path);
         box_root_leave();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The `#!` line as Linux splits it (fs/binfmt_script.c).
+    #[test]
+    fn a_shebang_line_is_read_as_the_kernel_reads_it() {
+        let p = |b: &[u8]| parse_shebang(b).map(|(i, a)| (i.to_vec(), a.map(<[u8]>::to_vec)));
+        let some = |i: &[u8], a: Option<&[u8]>| Some((i.to_vec(), a.map(<[u8]>::to_vec)));
+        assert_eq!(p(b"#!/bin/sh\necho"), some(b"/bin/sh", None));
+        assert_eq!(
+            p(b"#! \t/usr/bin/env  python3 -u \nx"),
+            some(b"/usr/bin/env", Some(b"python3 -u"))
+        );
+        // The interpreter ends at a NUL, and so does the argument.
+        assert_eq!(
+            p(b"#!/usr/bin/perl\0/../../../etc/x\n"),
+            some(b"/usr/bin/perl", None)
+        );
+        assert_eq!(p(b"#!/bin/sh -e\0/../x\n"), some(b"/bin/sh", Some(b"-e")));
+        // No newline within the bytes read: only if the name ends before.
+        assert_eq!(p(b"#!/bin/sh"), None);
+        assert_eq!(p(b"#!/bin/sh "), some(b"/bin/sh", None));
+        assert_eq!(p(b"#!   \n"), None);
+        assert_eq!(p(b"#!/bin/sh\r\n"), some(b"/bin/sh\r", None));
+        assert_eq!(p(b"no"), None);
+    }
+
+    fn plan_for(script: &[u8], interpreters: &[PathBuf]) -> (tempfile::TempDir, BwrapPlan) {
+        let dir = tempfile::tempdir().unwrap();
+        let prog = dir.path().join("prog");
+        fs::create_dir(&prog).unwrap();
+        fs::write(prog.join("bot"), script).unwrap();
+        let plan = BwrapPlan::new(
+            &["./bot".into()],
+            &prog,
+            1 << 20,
+            &[],
+            None,
+            OsStr::new("/usr/bin:/bin"),
+            Roots {
+                interpreters,
+                bot_dirs: &[],
+                build: None,
+            },
+        );
+        (dir, plan)
+    }
+
+    /// A `#!` line of the bot's own file shows nothing outside the system
+    /// directories unless the organiser lists where it points, and never
+    /// what does not resolve, or /proc.
+    #[test]
+    fn a_bots_own_shebang_shows_only_what_the_organiser_allows() {
+        let outside = tempfile::tempdir().unwrap();
+        let bin = outside.path().canonicalize().unwrap().join("tool/bin");
+        fs::create_dir_all(&bin).unwrap();
+        fs::write(bin.join("interp"), "").unwrap();
+        let line = format!("#!{}/interp\n", bin.display());
+        let (_d, plan) = plan_for(line.as_bytes(), &[]);
+        assert!(
+            plan.extra.iter().all(|e| !e.starts_with(outside.path())),
+            "{:?}",
+            plan.extra
+        );
+        assert!(
+            plan.refused.iter().any(|r| r.contains("`interpreters`")),
+            "{:?}",
+            plan.refused
+        );
+        let (_d, plan) = plan_for(line.as_bytes(), &[outside.path().to_path_buf()]);
+        assert!(
+            plan.extra.contains(&bin.parent().unwrap().to_path_buf()),
+            "{:?} {:?}",
+            plan.extra,
+            plan.refused
+        );
+        let (_d, plan) = plan_for(line.as_bytes(), &[bin.clone()]);
+        assert!(
+            plan.extra.contains(&bin),
+            "{:?} {:?}",
+            plan.extra,
+            plan.refused
+        );
+        // Listed or not, nothing from /proc, nothing that does not resolve.
+        let (_d, plan) = plan_for(b"#!/proc/1/root/bin/sh\n", &[PathBuf::from("/proc")]);
+        assert!(
+            plan.extra.iter().all(|e| !e.starts_with("/proc")),
+            "{:?}",
+            plan.extra
+        );
+        let (_d, plan) = plan_for(b"#!/tmp/no-such-link/../../etc/sh\n", &[PathBuf::from("/")]);
+        assert!(
+            plan.refused.iter().any(|r| r.contains("does not resolve")),
+            "{:?}",
+            plan.refused
+        );
+        let nul = format!("#!/bin/sh\0/../../..{}/x\n", bin.display());
+        let (_d, plan) = plan_for(nul.as_bytes(), &[]);
+        assert!(
+            plan.extra.iter().all(|e| !e.starts_with(outside.path())),
+            "{:?}",
+            plan.extra
+        );
     }
 }

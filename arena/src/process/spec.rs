@@ -25,6 +25,10 @@ pub struct BotSpec {
     /// Set when the process is a bot's sandboxed `build` rather than the
     /// bot: see [`Build`].
     pub build: Option<Build>,
+    /// Where the `#!` line of a file in the program directory may name an
+    /// interpreter besides the system directories, sandboxed (the
+    /// organiser's `interpreters`).
+    pub interpreters: Vec<PathBuf>,
 }
 
 /// How a sandboxed build differs from its bot: it may write its program
@@ -49,6 +53,7 @@ impl BotSpec {
             resources: ResourceLimits::default(),
             sandbox: Sandbox::default(),
             build: None,
+            interpreters: Vec::new(),
         }
     }
 

@@ -485,7 +485,7 @@ mod tests {
             grace: Duration::from_millis(100),
             write_stall: Duration::from_secs(2),
             log_cap: 1 << 16,
-            hide: Vec::new(),
+            ..Limits::default()
         }
     }
 

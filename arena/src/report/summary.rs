@@ -472,6 +472,7 @@ mod tests {
                 GameResult::Seat0Wins => 1,
                 _ => 0,
             }),
+            clock: Default::default(),
             duration_ms: 0,
         }
     }

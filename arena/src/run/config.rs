@@ -69,6 +69,9 @@ struct RawConfig {
     /// The default of every bot's `keep_bots`.
     #[serde(default)]
     keep_bots: bool,
+    /// The default of every bot's `interpreters`.
+    #[serde(default)]
+    interpreters: Vec<PathBuf>,
     #[serde(default)]
     ponder: bool,
     /// Compact records: the state after every this-many plies (and the last).
@@ -124,6 +127,7 @@ struct RawBot {
     /// `budget = { nodes = N, playouts = N, depth = N }`, sent in `go`.
     #[serde(default)]
     budget: Budget,
+    interpreters: Option<Vec<PathBuf>>,
 }
 
 /// `build = { command = [...], sandbox = "none", ... }`.
@@ -187,6 +191,12 @@ pub struct BotConfig {
     pub keep: bool,
     /// What it is asked to search in each `go` (equal-compute runs).
     pub budget: Budget,
+    /// Where a `#!` line of its program directory's files may name an
+    /// interpreter when sandboxed, besides the system directories
+    /// (`interpreters`, per bot or the config's default; absolute). Where
+    /// interpreters are on this machine, like PATH: not in the fingerprint.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub interpreters: Vec<PathBuf>,
 }
 
 /// A validated tournament config.
@@ -454,7 +464,17 @@ impl Config {
                 sandbox: b.sandbox,
                 keep: b.keep_bots.unwrap_or(raw.keep_bots),
                 budget: b.budget,
+                interpreters: b.interpreters.clone().unwrap_or(raw.interpreters.clone()),
             });
+            if let Some(p) = bots
+                .last()
+                .and_then(|b| b.interpreters.iter().find(|p| !p.is_absolute()))
+            {
+                return Err(err(
+                    &key("interpreters"),
+                    format!("{} is not an absolute path", p.display()),
+                ));
+            }
         }
 
         // Format.

@@ -75,6 +75,7 @@ impl RefereePlayer {
                         resources: b.limits.resources().expect("validated with the config"),
                         sandbox,
                         build: None,
+                        interpreters: b.interpreters.clone(),
                     })
                 })
                 .collect(),
@@ -86,6 +87,7 @@ impl RefereePlayer {
                 // A sandboxed bot whose program directory holds the run
                 // directory (reports/ in a checkout) must not see it.
                 hide: vec![std::path::absolute(run_dir).unwrap_or_else(|_| run_dir.to_path_buf())],
+                bot_dirs: config.bots.iter().map(|b| b.cwd.clone()).collect(),
                 ..Limits::default()
             },
             opening_plies: config.random_opening_plies,

@@ -1,0 +1,442 @@
+//! The first program a sandboxed bot's bubblewrap runs, before the bot: the
+//! `arena` binary itself, bound read-only into the sandbox at [`PATH`] and
+//! run under that name (checked at the very top of `main`, before anything
+//! else).
+//!
+//! bubblewrap 0.8 can bound a tmpfs's bytes (`--size`) but not its files,
+//! and an empty file costs the host about 1 KB of kernel memory that no
+//! limit counts (300,000 of them: 300 MB, with `disk_mb` 64). So this step,
+//! holding `CAP_SYS_ADMIN` (given by bubblewrap for it alone):
+//!
+//! 1. enters a mount namespace of its own. Unprivileged, bubblewrap runs it
+//!    in a user namespace nested in the one that owns the sandbox's mounts
+//!    (for `--dev` and `--disable-userns`), so it cannot change those; in a
+//!    mount namespace of its own it can mount over them;
+//! 2. mounts a fresh tmpfs on `/tmp` and on `/dev/shm`, of `--size` bytes
+//!    and with `nr_inodes` set: what arena put in `/tmp` (links into the
+//!    program directory, the directories leading to mounts there) plus
+//!    `--files` more. What bubblewrap had put in its `/tmp` is copied over:
+//!    directories and links as they were, mounts moved (the step's own
+//!    binary is not: it is gone from the bot's sight);
+//! 3. remounts `/` and `/dev` (bubblewrap's own tmpfs, unbounded)
+//!    read-only: unprivileged they belong to the bot's uid, which could
+//!    otherwise fill them with files and bytes;
+//! 4. as root (`--uid`), drops to the bot's uid and gid with no
+//!    supplementary groups;
+//! 5. drops every capability (bounding set, permitted, effective,
+//!    inheritable, ambient), sets no_new_privs, and execs the bot (through
+//!    PATH, as bubblewrap would), still PID 1 of the sandbox.
+//!
+//! Whatever fails, the bot does not run: the step says why on stderr (the
+//! bot's log) and exits with 127.
+
+use std::ffi::{CString, OsStr, OsString};
+use std::os::fd::{AsRawFd as _, FromRawFd as _, OwnedFd};
+use std::os::unix::ffi::OsStrExt as _;
+use std::os::unix::fs::{DirBuilderExt as _, PermissionsExt as _};
+use std::path::{Path, PathBuf};
+
+use nix::libc;
+
+/// Where bubblewrap binds the `arena` binary for the init step (in its
+/// `/tmp`, which the step covers before the bot starts), and the name the
+/// step is recognised by.
+pub const PATH: &str = "/tmp/.arena-sandbox-init";
+
+/// Set by `main` of the `arena` binary: its own executable can be the init
+/// step. Other programs using the library look for `arena` beside them.
+static IS_ARENA: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Called first thing in `main` of the `arena` binary: if this process is
+/// the init step, runs it (it never returns: it execs the bot or exits);
+/// otherwise notes that this executable can be one.
+pub fn run_if_asked() {
+    let mut args = std::env::args_os();
+    let is_init = args
+        .next()
+        .as_deref()
+        .and_then(|a0| Path::new(a0).file_name())
+        .is_some_and(|n| Some(n) == Path::new(PATH).file_name());
+    if !is_init {
+        IS_ARENA.store(true, std::sync::atomic::Ordering::Relaxed);
+        return;
+    }
+    let err = match init(args.collect()) {
+        Ok(never) => match never {},
+        Err(e) => e,
+    };
+    // Only stderr: nothing may reach the bot's stdout, read by the referee.
+    eprintln!("arena sandbox: {err}");
+    std::process::exit(127);
+}
+
+/// The program bubblewrap runs as the init step: the `arena` binary.
+pub fn program() -> std::io::Result<PathBuf> {
+    static FOUND: std::sync::OnceLock<Result<PathBuf, String>> = std::sync::OnceLock::new();
+    FOUND
+        .get_or_init(|| {
+            let exe = std::env::current_exe().map_err(|e| format!("cannot find arena: {e}"))?;
+            if IS_ARENA.load(std::sync::atomic::Ordering::Relaxed) {
+                return Ok(exe);
+            }
+            // A test or another program built with the library: cargo puts
+            // the `arena` binary beside it or one directory up (deps/).
+            let dir = exe.parent().unwrap_or(Path::new("/"));
+            [dir.join("arena"), dir.join("../arena")]
+                .into_iter()
+                .find(|p| p.is_file())
+                .and_then(|p| p.canonicalize().ok())
+                .ok_or_else(|| {
+                    format!(
+                        "the sandbox's init step is the arena binary, and none is beside {}",
+                        exe.display()
+                    )
+                })
+        })
+        .clone()
+        .map_err(std::io::Error::other)
+}
+
+/// The init step's arguments: `--files N --size BYTES [--uid U [--gid G]]
+/// [--cwd DIR] -- COMMAND...` (the gid is the uid unless given; the working
+/// directory /tmp unless given: a build works in its program directory).
+fn init(args: Vec<OsString>) -> Result<std::convert::Infallible, String> {
+    let mut files: Option<u64> = None;
+    let mut size: Option<u64> = None;
+    let mut uid: Option<u32> = None;
+    let mut gid: Option<u32> = None;
+    let mut cwd: Option<OsString> = None;
+    let mut it = args.into_iter();
+    let mut command: Vec<OsString> = Vec::new();
+    while let Some(a) = it.next() {
+        match a.to_str() {
+            Some("--files") => files = it.next().and_then(|v| v.to_str()?.parse().ok()),
+            Some("--size") => size = it.next().and_then(|v| v.to_str()?.parse().ok()),
+            Some("--uid") => uid = it.next().and_then(|v| v.to_str()?.parse().ok()),
+            Some("--gid") => gid = it.next().and_then(|v| v.to_str()?.parse().ok()),
+            Some("--cwd") => cwd = it.next(),
+            Some("--") => {
+                command = it.by_ref().collect();
+                break;
+            }
+            _ => return Err(format!("unknown argument {a:?}")),
+        }
+    }
+    let (Some(files), Some(size)) = (files, size) else {
+        return Err("--files N and --size BYTES are required".into());
+    };
+    if command.is_empty() {
+        return Err("no command".into());
+    }
+    // 1. A mount namespace of its own, whose mounts go nowhere else.
+    nix::sched::unshare(nix::sched::CloneFlags::CLONE_NEWNS)
+        .map_err(|e| format!("a mount namespace: {e}"))?;
+    mount(None, "/", None, libc::MS_REC | libc::MS_PRIVATE, None)
+        .map_err(|e| format!("making / private: {e}"))?;
+    // 2. What bubblewrap put in /tmp, then a bounded tmpfs instead.
+    let entries = survey(Path::new("/tmp")).map_err(|e| format!("reading /tmp: {e}"))?;
+    let held = entries.len() as u64 + 1; // and the root directory
+    let tmpfs = |dir: &str, inodes: u64| {
+        let data = format!("mode=1777,size={size},nr_inodes={inodes}");
+        mount(
+            Some("tmpfs"),
+            dir,
+            Some("tmpfs"),
+            libc::MS_NOSUID | libc::MS_NODEV,
+            Some(&data),
+        )
+        .map_err(|e| format!("tmpfs on {dir} ({data}): {e}"))
+    };
+    tmpfs("/tmp", held + files)?;
+    for entry in entries {
+        rebuild(&entry).map_err(|e| format!("{} in /tmp: {e}", entry.path.display()))?;
+    }
+    std::env::set_current_dir("/tmp").map_err(|e| format!("cd /tmp: {e}"))?;
+    tmpfs("/dev/shm", 1 + files)?;
+    // 3. bubblewrap's own tmpfs, unbounded: read-only (device nodes stay
+    // writable: they are bind mounts of the host's).
+    for dir in ["/", "/dev"] {
+        let st = nix::sys::statvfs::statvfs(dir).map_err(|e| format!("statvfs {dir}: {e}"))?;
+        let flags = libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | kept_flags(&st);
+        mount(None, dir, None, flags, None).map_err(|e| format!("{dir} read-only: {e}"))?;
+    }
+    // 4 and 5. The bounding set first: dropping it needs CAP_SETPCAP,
+    // which the change of uid takes away.
+    drop_bounding_set()?;
+    if let Some(id) = uid {
+        nix::unistd::setgroups(&[]).map_err(|e| format!("setgroups: {e}"))?;
+        let g = nix::unistd::Gid::from_raw(gid.unwrap_or(id));
+        nix::unistd::setresgid(g, g, g).map_err(|e| format!("setresgid {g}: {e}"))?;
+        let u = nix::unistd::Uid::from_raw(id);
+        nix::unistd::setresuid(u, u, u).map_err(|e| format!("setresuid {id}: {e}"))?;
+    }
+    if let Some(dir) = &cwd {
+        std::env::set_current_dir(dir).map_err(|e| format!("cd {dir:?}: {e}"))?;
+    }
+    drop_capabilities()?;
+    // SAFETY: prctl with integer arguments only.
+    if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
+        return Err(format!("no_new_privs: {}", std::io::Error::last_os_error()));
+    }
+    let argv: Vec<CString> = command
+        .iter()
+        .map(|a| CString::new(a.as_bytes()).map_err(|_| format!("a NUL in argument {a:?}")))
+        .collect::<Result<_, _>>()?;
+    let e = nix::unistd::execvp(&argv[0], &argv).unwrap_err();
+    Err(format!("{}: {e}", command[0].to_string_lossy()))
+}
+
+/// One thing in bubblewrap's `/tmp`, to be made again in the new one.
+struct Entry {
+    path: PathBuf,
+    kind: Kind,
+}
+
+enum Kind {
+    Dir(u32),
+    Link(PathBuf),
+    /// A mount (of a directory or not), cloned with what is mounted in it.
+    Mount {
+        tree: OwnedFd,
+        dir: bool,
+    },
+}
+
+/// What is in `root` (parents before children), a mount taken whole: the
+/// mount points below it come from /proc/self/mountinfo.
+fn survey(root: &Path) -> std::io::Result<Vec<Entry>> {
+    let info = std::fs::read("/proc/self/mountinfo")?;
+    let mounts: Vec<PathBuf> = info
+        .split(|&b| b == b'\n')
+        .filter_map(|line| line.split(|&b| b == b' ').nth(4))
+        .map(unescape)
+        .filter(|p| p.starts_with(root) && p != root)
+        .collect();
+    let mut out = Vec::new();
+    walk(root, &mounts, &mut out)?;
+    Ok(out)
+}
+
+fn walk(dir: &Path, mounts: &[PathBuf], out: &mut Vec<Entry>) -> std::io::Result<()> {
+    for e in std::fs::read_dir(dir)? {
+        let path = e?.path();
+        if path == Path::new(PATH) {
+            continue;
+        }
+        let meta = std::fs::symlink_metadata(&path)?;
+        if mounts.contains(&path) {
+            let tree = open_tree(&path)?;
+            out.push(Entry {
+                path,
+                kind: Kind::Mount {
+                    tree,
+                    dir: meta.is_dir(),
+                },
+            });
+        } else if meta.file_type().is_symlink() {
+            let target = std::fs::read_link(&path)?;
+            out.push(Entry {
+                path,
+                kind: Kind::Link(target),
+            });
+        } else if meta.is_dir() {
+            out.push(Entry {
+                path: path.clone(),
+                kind: Kind::Dir(meta.permissions().mode() & 0o7777),
+            });
+            walk(&path, mounts, out)?;
+        }
+        // Nothing else is put there (the bot has not run yet).
+    }
+    Ok(())
+}
+
+fn rebuild(e: &Entry) -> std::io::Result<()> {
+    match &e.kind {
+        Kind::Dir(mode) => {
+            std::fs::DirBuilder::new().mode(*mode).create(&e.path)?;
+            std::fs::set_permissions(&e.path, std::fs::Permissions::from_mode(*mode))
+        }
+        Kind::Link(target) => std::os::unix::fs::symlink(target, &e.path),
+        Kind::Mount { tree, dir } => {
+            if *dir {
+                std::fs::DirBuilder::new().mode(0o755).create(&e.path)?;
+            } else {
+                std::fs::File::create(&e.path)?;
+            }
+            move_mount(tree, &e.path)
+        }
+    }
+}
+
+/// A path of /proc/self/mountinfo, whose spaces and such are `\ooo`.
+fn unescape(field: &[u8]) -> PathBuf {
+    let mut out = Vec::with_capacity(field.len());
+    let mut i = 0;
+    while i < field.len() {
+        let oct = field
+            .get(i + 1..i + 4)
+            .filter(|o| o.iter().all(|b| (b'0'..=b'7').contains(b)));
+        match (field[i], oct) {
+            (b'\\', Some(o)) => {
+                out.push(o.iter().fold(0u8, |n, d| n.wrapping_mul(8) + (d - b'0')));
+                i += 4;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    PathBuf::from(OsStr::from_bytes(&out))
+}
+
+fn cstr(path: &OsStr) -> std::io::Result<CString> {
+    CString::new(path.as_bytes()).map_err(std::io::Error::other)
+}
+
+fn check(r: libc::c_long) -> std::io::Result<libc::c_long> {
+    if r < 0 {
+        Err(std::io::Error::last_os_error())
+    } else {
+        Ok(r)
+    }
+}
+
+/// A detached copy of the mount at `path` and of every mount inside it.
+fn open_tree(path: &Path) -> std::io::Result<OwnedFd> {
+    const OPEN_TREE_CLONE: libc::c_uint = 1;
+    const AT_RECURSIVE: libc::c_uint = 0x8000;
+    let p = cstr(path.as_os_str())?;
+    let flags = OPEN_TREE_CLONE | AT_RECURSIVE | libc::O_CLOEXEC as libc::c_uint;
+    // SAFETY: a valid C string; the descriptor returned is ours.
+    let fd =
+        check(unsafe { libc::syscall(libc::SYS_open_tree, libc::AT_FDCWD, p.as_ptr(), flags) })?;
+    Ok(unsafe { OwnedFd::from_raw_fd(fd as i32) })
+}
+
+/// Attaches the detached mount `tree` at `path`.
+fn move_mount(tree: &OwnedFd, path: &Path) -> std::io::Result<()> {
+    const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 4;
+    let to = cstr(path.as_os_str())?;
+    let empty = c"";
+    // SAFETY: valid C strings and a descriptor we hold.
+    check(unsafe {
+        libc::syscall(
+            libc::SYS_move_mount,
+            tree.as_raw_fd(),
+            empty.as_ptr(),
+            libc::AT_FDCWD,
+            to.as_ptr(),
+            MOVE_MOUNT_F_EMPTY_PATH,
+        )
+    })?;
+    Ok(())
+}
+
+fn mount(
+    source: Option<&str>,
+    target: &str,
+    fstype: Option<&str>,
+    flags: libc::c_ulong,
+    data: Option<&str>,
+) -> std::io::Result<()> {
+    let c = |s: Option<&str>| s.map(|s| cstr(OsStr::new(s))).transpose();
+    let (source, target, fstype, data) =
+        (c(source)?, cstr(OsStr::new(target))?, c(fstype)?, c(data)?);
+    let ptr = |s: &Option<CString>| s.as_ref().map_or(std::ptr::null(), |s| s.as_ptr());
+    // SAFETY: valid C strings or null.
+    let r = unsafe {
+        libc::mount(
+            ptr(&source),
+            target.as_ptr(),
+            ptr(&fstype),
+            flags,
+            ptr(&data).cast(),
+        )
+    };
+    check(r.into()).map(drop)
+}
+
+/// The flags a remount must keep (in a user namespace, dropping nosuid,
+/// nodev, noexec or the atime setting of a mount is refused).
+fn kept_flags(st: &nix::sys::statvfs::Statvfs) -> libc::c_ulong {
+    use nix::sys::statvfs::FsFlags;
+    [
+        (FsFlags::ST_NOSUID, libc::MS_NOSUID),
+        (FsFlags::ST_NODEV, libc::MS_NODEV),
+        (FsFlags::ST_NOEXEC, libc::MS_NOEXEC),
+        (FsFlags::ST_NOATIME, libc::MS_NOATIME),
+        (FsFlags::ST_NODIRATIME, libc::MS_NODIRATIME),
+        (FsFlags::ST_RELATIME, libc::MS_RELATIME),
+    ]
+    .into_iter()
+    .filter(|(have, _)| st.flags().contains(*have))
+    .fold(0, |all, (_, ms)| all | ms)
+}
+
+/// Every capability out of the bounding set (those this kernel knows).
+fn drop_bounding_set() -> Result<(), String> {
+    for cap in 0..64 {
+        // SAFETY: prctl with integer arguments only.
+        let held = unsafe { libc::prctl(libc::PR_CAPBSET_READ, cap, 0, 0, 0) };
+        if held < 0 {
+            break; // beyond the last capability
+        }
+        // SAFETY: as above.
+        if held == 1 && unsafe { libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0) } != 0 {
+            let e = std::io::Error::last_os_error();
+            return Err(format!(
+                "dropping capability {cap} from the bounding set: {e}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// No ambient, permitted, effective or inheritable capability left.
+fn drop_capabilities() -> Result<(), String> {
+    // SAFETY: prctl with integer arguments only.
+    let r = unsafe {
+        libc::prctl(
+            libc::PR_CAP_AMBIENT,
+            libc::PR_CAP_AMBIENT_CLEAR_ALL,
+            0,
+            0,
+            0,
+        )
+    };
+    if r != 0 {
+        let e = std::io::Error::last_os_error();
+        return Err(format!("clearing ambient capabilities: {e}"));
+    }
+    #[repr(C)]
+    struct Header {
+        version: u32,
+        pid: i32,
+    }
+    #[repr(C)]
+    #[derive(Clone, Copy)]
+    struct Data {
+        effective: u32,
+        permitted: u32,
+        inheritable: u32,
+    }
+    const VERSION_3: u32 = 0x2008_0522;
+    let header = Header {
+        version: VERSION_3,
+        pid: 0,
+    };
+    let none = [Data {
+        effective: 0,
+        permitted: 0,
+        inheritable: 0,
+    }; 2];
+    // SAFETY: capset with a version 3 header and its two data structs.
+    let r = unsafe { libc::syscall(libc::SYS_capset, &header, none.as_ptr()) };
+    if r != 0 {
+        let e = std::io::Error::last_os_error();
+        return Err(format!("dropping capabilities: {e}"));
+    }
+    Ok(())
+}
