@@ -542,7 +542,7 @@ impl Config {
             ));
         }
         let openings = crate::run::openings::resolve(&choice, &*game)
-            .map_err(|e| err(&format!("{opening_key}"), e.to_string()))?;
+            .map_err(|e| err(&opening_key, e.to_string()))?;
         let record_states = raw.record_states.unwrap_or(1);
         if record_states == 0 {
             return Err(err(
