@@ -863,7 +863,8 @@ pub fn first_difference(a: &GameRecord, b: &GameRecord) -> String {
 }
 
 /// Checks `rec` (read at `at`) against the game the schedule has at its
-/// index: index, round, pair, seed, game, parameters and both seats' bots.
+/// index: index, round, pair, seed, game, parameters, both seats' bots and
+/// the opening moves.
 /// The error names the place and the first field that does not match.
 pub fn check_record(
     at: &str,
@@ -910,6 +911,12 @@ pub fn check_record(
                 escape(&want)
             ));
         }
+    }
+    if let Some(why) = crate::run::openings::check_opening(rec, job, config) {
+        return refused(format!(
+            "{at}: game {}: {why}; the record was not written by this run",
+            job.index
+        ));
     }
     Ok(())
 }
@@ -1049,6 +1056,9 @@ pub struct Manifest {
     /// What the run warned about at its start (bots without a sandbox, say).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// Distinct openings, games and pairs of the finished run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distinct: Option<crate::run::distinct::Distinct>,
 }
 
 impl Manifest {
@@ -1067,6 +1077,7 @@ impl Manifest {
             files: run_files(),
             config: config.clone(),
             warnings: Vec::new(),
+            distinct: None,
         }
     }
 

@@ -576,12 +576,16 @@ fn the_bot_not_on_move_is_frozen_unless_pondering_is_allowed() {
                     .filter_map(|i| i.strip_prefix("thief_cpu_ms=")?.parse().ok())
                     .collect();
                 let opponent_ms: f64 = r.moves.iter().filter(|m| m.seat == 1).map(|m| m.ms).sum();
-                let cpu_known = r.moves.iter().filter(|m| m.cpu_ms.is_some()).count();
+                // The bots' decisions: the referee's opening moves (a
+                // match opens with the variant's suite by default) have
+                // no CPU time.
+                let decisions = &r.moves[r.opening_plies..];
+                let cpu_known = decisions.iter().filter(|m| m.cpu_ms.is_some()).count();
                 (
                     measured.last().unwrap() - measured[0],
                     opponent_ms,
                     cpu_known,
-                    r.moves.len(),
+                    decisions.len(),
                 )
             };
             let (frozen, waited, cpu_known, plies) = thief_cpu(false);

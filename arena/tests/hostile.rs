@@ -159,6 +159,7 @@ async fn one_match(name: &'static str, movetime_ms: u64, out: PathBuf) -> Vec<Ga
         keep_bots: false,
         sprt: None,
         out,
+        openings: Default::default(),
         budget: Default::default(),
     };
     let mut records = Vec::new();
@@ -440,6 +441,7 @@ async fn probe_game(spec: BotSpec, tag: &str) -> (GameRecord, String) {
             sprt: None,
             budget: Default::default(),
             out: out.clone(),
+            openings: Default::default(),
         };
         let mut records = Vec::new();
         matchplay::run_match(&config, |r, _, _| records.push(r.clone()))

@@ -55,6 +55,7 @@ pub mod games;
 pub mod playout;
 pub mod protocol;
 pub mod record;
+pub mod search;
 
 pub use games::{
     new_game, AnyGame, AnyState, Game, GameEntry, Outcome, ParamError, ParseError, PlayError, Seat,

@@ -13,6 +13,7 @@ use arena::rating::{self, RatingOptions};
 use arena::referee::TimeControl;
 use arena::run::config::{parse_st, parse_tc};
 use arena::run::matchplay::{self, MatchConfig, MatchError, MatchRun};
+use arena::run::openings::{self, OpeningChoice};
 use arena::standings::Tally;
 use arena_core::games;
 use arena_core::record::GameRecord;
@@ -39,6 +40,18 @@ pub struct MatchArgs {
     /// the match stops when it accepts H0 or H1.
     #[arg(long, value_name = "elo0=..,elo1=..[,alpha=..,beta=..]")]
     sprt: Option<rating::SprtParams>,
+    /// What each pair of games opens with: an opening suite file (see
+    /// `arena openings`; dealt in random order from the match seed, each
+    /// opening played twice, seats swapped), or `none` (the initial
+    /// position). Default: the shipped suite of a standard variant (Dakon
+    /// with 7 or 5 holes, Ludus latrunculorum 8x8 with 16 pieces), else
+    /// 4 random plies.
+    #[arg(long, value_name = "FILE|none", conflicts_with = "opening_plies")]
+    openings: Option<String>,
+    /// Open each pair with K random plies drawn from its seed (0: none)
+    /// instead of a suite.
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(0..=200))]
+    opening_plies: Option<u32>,
     /// Match seed: the games' seeds are drawn from it (ChaCha8).
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -285,7 +298,21 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
     if movetime == Some(0) || time == Some(0) {
         return Err("--movetime and --time must be positive".into());
     }
+    let choice = match (&args.openings, args.opening_plies) {
+        (_, Some(0)) => OpeningChoice::None,
+        (_, Some(k)) => OpeningChoice::Plies(k),
+        (Some(none), None) if none == "none" => OpeningChoice::None,
+        (Some(file), None) => OpeningChoice::File {
+            path: PathBuf::from(file),
+            written: file.clone(),
+            order: openings::Order::Random,
+            start: 1,
+        },
+        (None, None) => OpeningChoice::Default,
+    };
+    let openings = openings::resolve(&choice, &*game).map_err(|e| format!("--openings: {e}"))?;
     Ok(MatchConfig {
+        openings,
         game: Arc::from(game),
         bots: [Arc::new(a), Arc::new(b)],
         games,
@@ -364,6 +391,7 @@ pub fn run(args: MatchArgs) -> Result<(), Error> {
             );
         }
         print_summary(&config, &names, &summary.tally);
+        println!("{}", summary.distinct.line());
         let written = arena::report::write_all(&config.out, &RatingOptions::default())
             .map_err(Error::failed)?;
         print!("{}", written.summary());

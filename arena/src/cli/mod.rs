@@ -11,6 +11,7 @@ mod bot_first;
 mod check_bot;
 mod r#match;
 mod merge;
+mod openings;
 mod pipe;
 mod play;
 mod ratings;
@@ -45,6 +46,30 @@ enum Command {
     /// Run a tournament on a Slurm cluster: an array job of N shards and a
     /// dependent job that merges them into reports/<name>/.
     Slurm(slurm::SlurmArgs),
+    /// Write an opening suite: N distinct openings of a game, optionally
+    /// only those a reference search judges close to even.
+    ///
+    /// The suite: N distinct openings of a game, one per line: the moves from the
+    /// initial position in protocol notation, space separated (`#` starts a
+    /// comment; the header says which command made the file).
+    ///
+    /// Candidates are random games of the asked length: every move drawn
+    /// uniformly (ChaCha8 seeded with --seed) among the legal moves that do not
+    /// end the game. A candidate is dropped when it leads to a position already
+    /// kept or seen, when it cannot be played to its length, and with
+    /// --balanced when it is not close to even. In Ludus latrunculorum the
+    /// placement phase is always played to its end at random first and --plies
+    /// counts the moves after it (unless --allow-placement).
+    ///
+    /// --balanced: the reference search is full-width minimax with alpha-beta
+    /// to --depth plies (every move one ply, Dakon's bonus moves included), a
+    /// finished game valued as won, lost or drawn, a position at the depth
+    /// limit by seat 0's material less seat 1's (seeds in the stores for Dakon;
+    /// pieces on the board and in hand for Ludus latrunculorum). An opening is
+    /// kept when that value is within --margin either way, which is the same
+    /// as saying both seats' values are within the margin. Defaults: Dakon
+    /// depth 8 margin 2 (seeds), Ludus latrunculorum depth 3 margin 0 (pieces).
+    Openings(openings::OpeningsArgs),
     /// Recompute ratings.csv, crosstable.csv and los.csv from a games file.
     Ratings(ratings::RatingsArgs),
     /// Writes DIR/index.html (standings, charts, replays) from DIR/games.jsonl
@@ -82,6 +107,7 @@ impl Command {
             Command::Tournament(_) => "tournament",
             Command::Merge(_) => "merge",
             Command::Slurm(_) => "slurm",
+            Command::Openings(_) => "openings",
             Command::Ratings(_) => "ratings",
             Command::Report(_) => "report",
             Command::Show(_) => "show",
@@ -111,6 +137,7 @@ impl Command {
             Command::Tournament(args) => tournament::run(args),
             Command::Merge(args) => merge::run(args),
             Command::Slurm(args) => slurm::run(args),
+            Command::Openings(args) => openings::run(args),
             Command::Ratings(args) => ratings::run(args),
             Command::Report(args) => report::run(args),
             Command::Show(args) => show::run(args),

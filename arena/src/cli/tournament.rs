@@ -155,6 +155,7 @@ fn run_one(args: &TournamentArgs, path: &Path) -> Result<(), Error> {
     if args.shard.is_some() {
         print!("{}", summary.standings.table());
     }
+    println!("{}", summary.distinct.line());
     println!(
         "reports: {} ({}, {})",
         summary.dir.display(),

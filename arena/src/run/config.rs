@@ -61,8 +61,11 @@ struct RawConfig {
     champion: Option<String>,
     seed: u64,
     concurrency: Option<usize>,
-    #[serde(default)]
-    random_opening_plies: u32,
+    /// The old spelling of `openings = { plies = K }`.
+    random_opening_plies: Option<u32>,
+    /// `"none"`, `{ plies = K }` or `{ file = "...", order = "random", start = 1 }`
+    /// (see [`openings_choice`]); absent: the variant's default.
+    openings: Option<toml::Value>,
     /// The default of every bot's `keep_bots`.
     #[serde(default)]
     keep_bots: bool,
@@ -239,7 +242,10 @@ pub struct Config {
     pub games: u32,
     pub seed: u64,
     pub concurrency: Option<usize>,
+    /// Random plies each pair opens with (0 with a suite, or none).
     pub random_opening_plies: u32,
+    /// The opening suite, read and checked (`openings`).
+    pub openings: Option<crate::run::openings::SuiteSpec>,
     /// Whether the bot not on move keeps running (off: it is frozen).
     pub ponder: bool,
     /// What a bot that cannot start costs: the run, before its first game
@@ -266,6 +272,11 @@ pub struct Normalized {
     pub games: u32,
     pub seed: u64,
     pub random_opening_plies: u32,
+    /// The opening suite and its lines (left out without one, so configs
+    /// without a suite keep their fingerprint; with one, the fingerprint
+    /// changes when any line, the order or the start does).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub openings: Option<crate::run::openings::SuiteSpec>,
     /// Left out when off, so configs without it keep their fingerprint.
     #[serde(default, skip_serializing_if = "is_default")]
     pub ponder: bool,
@@ -549,18 +560,18 @@ impl Config {
         if raw.concurrency == Some(0) {
             return Err(err("concurrency", "must be at least 1".into()));
         }
-        if raw.random_opening_plies > 0 && raw.games % 2 == 1 {
+        let (choice, opening_key) = openings_choice(&raw, base).map_err(|(k, why)| err(&k, why))?;
+        if choice != OpeningChoice::Default && choice != OpeningChoice::None && raw.games % 2 == 1 {
             return Err(err(
                 "games",
                 format!(
-                    "must be even with random_opening_plies (each opening is played twice, seats swapped); got {}",
+                    "must be even with {opening_key} (each opening is played twice, seats swapped); got {}",
                     raw.games
                 ),
             ));
         }
-        if raw.random_opening_plies > 200 {
-            return Err(err("random_opening_plies", "must be at most 200".into()));
-        }
+        let openings = crate::run::openings::resolve(&choice, &*game)
+            .map_err(|e| err(&opening_key, e.to_string()))?;
         let record_states = raw.record_states.unwrap_or(1);
         if record_states == 0 {
             return Err(err(
@@ -657,7 +668,8 @@ impl Config {
             games: raw.games,
             seed: raw.seed,
             concurrency: raw.concurrency,
-            random_opening_plies: raw.random_opening_plies,
+            random_opening_plies: openings.random_plies,
+            openings: openings.suite,
             ponder: raw.ponder,
             on_bot_failure: raw.on_bot_failure,
             record_states,
@@ -823,6 +835,7 @@ impl Config {
             games: self.games,
             seed: self.seed,
             random_opening_plies: self.random_opening_plies,
+            openings: self.openings.clone(),
             ponder: self.ponder,
             time_control: self.time_control,
             bots: self
@@ -844,6 +857,110 @@ impl Config {
 }
 
 use std::os::fd::AsFd;
+
+use crate::run::openings::{OpeningChoice, Order};
+
+/// What `openings` (or its old spelling `random_opening_plies`) asks for,
+/// and the key to name in errors. A suite's `file` is relative to `base`,
+/// the config's directory.
+fn openings_choice(
+    raw: &RawConfig,
+    base: &Path,
+) -> Result<(OpeningChoice, String), (String, String)> {
+    let plies = |k: i64, key: &str| -> Result<OpeningChoice, (String, String)> {
+        match u32::try_from(k) {
+            Ok(0) => Ok(OpeningChoice::None),
+            Ok(k) if k <= 200 => Ok(OpeningChoice::Plies(k)),
+            _ => Err((key.to_string(), format!("must be from 0 to 200; got {k}"))),
+        }
+    };
+    let value = match (&raw.openings, raw.random_opening_plies) {
+        (Some(_), Some(_)) => {
+            return Err((
+                "random_opening_plies".into(),
+                "give the openings once: `openings = { plies = K }` (random_opening_plies is its old spelling), not both".into(),
+            ))
+        }
+        (None, Some(k)) => {
+            return Ok((plies(i64::from(k), "random_opening_plies")?, "random_opening_plies".into()))
+        }
+        (None, None) => return Ok((OpeningChoice::Default, "openings".into())),
+        (Some(v), None) => v,
+    };
+    let usage = "must be \"none\", \"default\", { plies = K } or { file = \"PATH\", order = \"random\" | \"sequential\", start = N }";
+    let key = |k: &str| format!("openings.{k}");
+    match value {
+        toml::Value::String(s) if s == "none" => Ok((OpeningChoice::None, "openings".into())),
+        toml::Value::String(s) if s == "default" => Ok((OpeningChoice::Default, "openings".into())),
+        toml::Value::Table(t) => {
+            if let Some(bad) = t
+                .keys()
+                .find(|k| !["file", "order", "start", "plies"].contains(&k.as_str()))
+            {
+                return Err((key(bad), format!("unknown key; openings {usage}")));
+            }
+            match (t.get("file"), t.get("plies")) {
+                (Some(_), Some(_)) => {
+                    Err(("openings".into(), "give `file` or `plies`, not both".into()))
+                }
+                (None, None) => Err(("openings".into(), usage.into())),
+                (None, Some(p)) => {
+                    if t.len() > 1 {
+                        return Err((
+                            "openings".into(),
+                            "`order` and `start` go with `file`".into(),
+                        ));
+                    }
+                    match p {
+                        toml::Value::Integer(k) => Ok((plies(*k, &key("plies"))?, key("plies"))),
+                        _ => Err((key("plies"), "must be an integer from 0 to 200".into())),
+                    }
+                }
+                (Some(f), None) => {
+                    let toml::Value::String(written) = f else {
+                        return Err((
+                            key("file"),
+                            "must be a path (relative to the config file)".into(),
+                        ));
+                    };
+                    let order = match t.get("order") {
+                        None => Order::Random,
+                        Some(toml::Value::String(o)) if o == "random" => Order::Random,
+                        Some(toml::Value::String(o)) if o == "sequential" => Order::Sequential,
+                        Some(_) => {
+                            return Err((
+                                key("order"),
+                                "must be \"random\" or \"sequential\"".into(),
+                            ))
+                        }
+                    };
+                    let start = match t.get("start") {
+                        None => 1,
+                        Some(toml::Value::Integer(n)) if *n >= 1 && *n <= i64::from(u32::MAX) => {
+                            *n as u32
+                        }
+                        Some(_) => {
+                            return Err((
+                                key("start"),
+                                "must be an integer from 1 (the first opening)".into(),
+                            ))
+                        }
+                    };
+                    Ok((
+                        OpeningChoice::File {
+                            path: base.join(written),
+                            written: written.clone(),
+                            order,
+                            start,
+                        },
+                        key("file"),
+                    ))
+                }
+            }
+        }
+        _ => Err(("openings".into(), usage.into())),
+    }
+}
 
 /// Why a time written in seconds (`--tc`, `--st`, `tc`, `st`) was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

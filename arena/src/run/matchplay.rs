@@ -39,6 +39,10 @@ pub struct MatchConfig {
     /// Stop as soon as this test of the first bot against the second
     /// decides (`games` is then a cap).
     pub sprt: Option<SprtParams>,
+    /// What each pair opens with (`Default::default()`: the initial
+    /// position; `arena match` resolves `--openings`, by default the
+    /// variant's shipped suite).
+    pub openings: crate::run::openings::Resolved,
     /// What both bots are asked to search in each `go` (`--nodes`,
     /// `--playouts`, `--depth`).
     pub budget: Budget,
@@ -99,6 +103,8 @@ pub struct MatchSummary {
     pub games: usize,
     /// Of which played by this invocation (the rest were resumed).
     pub played_now: usize,
+    /// Distinct openings, games and pairs of the match.
+    pub distinct: crate::run::distinct::Distinct,
 }
 
 /// The first bot's points in the games of a match, fed to the sequential
@@ -134,7 +140,8 @@ pub fn normalized(config: &MatchConfig) -> Normalized {
         champion: None,
         games: u32::try_from(config.games).unwrap_or(u32::MAX),
         seed: config.seed,
-        random_opening_plies: 0,
+        random_opening_plies: config.openings.random_plies,
+        openings: config.openings.suite.clone(),
         ponder: config.ponder,
         time_control: config.time,
         bots: config
@@ -187,7 +194,7 @@ pub async fn run_match_with(
         referee::check_spawn(spec, &config.limits).await?;
     }
     // The tournament's player, the bots in `--bot` order (a job's seats
-    // index them), without a random opening.
+    // index them).
     let player = Arc::new(RefereePlayer {
         game: config.game.clone(),
         bots: config.bots.to_vec(),
@@ -196,7 +203,8 @@ pub async fn run_match_with(
         time: config.time,
         ponder: config.ponder,
         limits: config.limits.clone(),
-        opening_plies: 0,
+        opening_plies: config.openings.random_plies,
+        openings: config.openings.suite.clone().map(Arc::new),
         budgets: vec![config.budget; 2],
         run_dir: config.out.clone(),
         kept: Default::default(),
@@ -258,5 +266,6 @@ pub async fn run_match_with(
         sprt: test.map(|t| t.sprt),
         games: summary.games,
         played_now: summary.played_now,
+        distinct: summary.distinct,
     })
 }

@@ -159,6 +159,12 @@ pub fn merge(dirs: &[PathBuf], out: Option<&Path>) -> Result<MergeSummary, Tourn
         .unwrap_or_else(|| Path::new("reports").join(&first.name));
     let lock = RunLock::acquire(&out)?;
     let mut manifest = Manifest::new(&first.config, jobs.len() as u64, None, jobs.len() as u64);
+    // What the unsharded run would have warned about, as it would say it.
+    let pairs = jobs.last().map_or(0, |j| j.pair + 1);
+    manifest.warnings.extend(super::openings::reuse_warning(
+        first.config.openings.as_ref(),
+        pairs,
+    ));
     let ready = match Manifest::read(&out) {
         // A merge of these runs that stopped half-way is done again.
         Ok(Some(m)) if m.status == "merging" && m.fingerprint == manifest.fingerprint => {
@@ -214,6 +220,9 @@ pub fn merge(dirs: &[PathBuf], out: Option<&Path>) -> Result<MergeSummary, Tourn
     }
     let merged = games.count as usize;
     games.finish()?;
+    let distinct = super::distinct::Distinct::of_dir(&out)?;
+    manifest.warnings.extend(distinct.warning());
+    manifest.distinct = Some(distinct);
     manifest.status = "complete".into();
     manifest.write(&out)?;
     drop(lock);

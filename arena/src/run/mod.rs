@@ -11,8 +11,10 @@
 //! - `progress`: what a run shows on stderr while it plays.
 
 pub mod config;
+pub mod distinct;
 pub mod matchplay;
 pub mod merge;
+pub mod openings;
 mod progress;
 pub mod referee_player;
 pub mod runner;

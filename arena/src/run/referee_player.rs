@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::config::Config;
 use super::runner::{Player, PlayerError};
-use super::schedule::{self, GameJob};
+use super::schedule::GameJob;
 use crate::process::{BotSpec, Limits, Sandbox};
 use crate::referee::{self, BotSlot, GameSetup, TimeControl};
 use crate::store;
@@ -35,6 +35,8 @@ pub struct RefereePlayer {
     pub ponder: bool,
     pub limits: Limits,
     pub opening_plies: u32,
+    /// The opening suite whose lines the jobs name (`GameJob::opening`).
+    pub openings: Option<Arc<super::openings::SuiteSpec>>,
     /// Per bot, in config order: what it is asked to search.
     pub budgets: Vec<Budget>,
     /// The run directory: bots' stderr logs go to `logs/` in it, and records
@@ -89,6 +91,7 @@ impl RefereePlayer {
                 ..Limits::default()
             },
             opening_plies: config.random_opening_plies,
+            openings: config.openings.clone().map(Arc::new),
             budgets: config.bots.iter().map(|b| b.budget).collect(),
             run_dir: run_dir.to_path_buf(),
             kept: Default::default(),
@@ -134,7 +137,12 @@ impl Player for RefereePlayer {
             round: job.round,
             pair: job.pair,
             seed: job.seed,
-            opening: schedule::random_opening(&*self.game, job.seed, self.opening_plies),
+            opening: super::openings::moves_for(
+                self.openings.as_deref(),
+                self.opening_plies,
+                &*self.game,
+                &job,
+            ),
             time: self.time,
             ponder: self.ponder,
             budgets: job.seats.map(|b| self.budgets[b]),

@@ -92,13 +92,15 @@ pub fn jobs_for(config: &Normalized) -> Vec<GameJob> {
             .position(|b| &b.name == c)
             .expect("champion is a bot")
     });
-    schedule::schedule(
+    let mut jobs = schedule::schedule(
         config.format,
         config.bots.len(),
         champion,
         config.games,
         config.seed,
-    )
+    );
+    super::openings::assign(&mut jobs, config.openings.as_ref(), config.seed);
+    jobs
 }
 
 /// How to run.
@@ -130,6 +132,8 @@ pub struct Summary {
     /// Of which played by this invocation (the rest came from a resumed journal).
     pub played_now: usize,
     pub standings: Standings,
+    /// Distinct openings, games and pairs of the run's games.
+    pub distinct: super::distinct::Distinct,
 }
 
 /// What a caller of [`run_with`] sees of a run besides its files.
@@ -164,6 +168,8 @@ pub async fn run_with<P: Player>(
 ) -> Result<Summary, TournamentError> {
     let all = jobs_for(config);
     let total = all.len() as u64;
+    let pairs = all.last().map_or(0, |j| j.pair + 1);
+    let reuse = super::openings::reuse_warning(config.openings.as_ref(), pairs);
     let jobs: Vec<GameJob> = all
         .into_iter()
         .filter(|j| match opts.shard {
@@ -174,6 +180,11 @@ pub async fn run_with<P: Player>(
     let dir = &opts.out;
     let mut manifest = Manifest::new(config, total, opts.shard, jobs.len() as u64);
     manifest.warnings = opts.warnings.clone();
+    if let Some(w) = reuse {
+        // Said before the first game, and kept with the run.
+        eprintln!("arena: warning: {w}");
+        manifest.warnings.push(w);
+    }
     let (stop_rule, stop) = match hooks.stop {
         Some((text, rule)) => (Some(text), Some(rule)),
         None => (None, None),
@@ -310,6 +321,12 @@ pub async fn run_with<P: Player>(
         }
     }
     writer.complete()?;
+    let distinct = super::distinct::Distinct::of_dir(dir)?;
+    if let Some(w) = distinct.warning() {
+        eprintln!("arena: warning: {w}");
+        manifest.warnings.push(w);
+    }
+    manifest.distinct = Some(distinct.clone());
     manifest.status = "complete".into();
     manifest.write(dir)?;
     Ok(Summary {
@@ -317,6 +334,7 @@ pub async fn run_with<P: Player>(
         games,
         played_now,
         standings,
+        distinct,
     })
 }
 
@@ -535,6 +553,7 @@ mod tests {
             games,
             seed,
             random_opening_plies: 0,
+            openings: None,
             ponder: false,
             time_control: TimeControl {
                 movetime_ms: Some(10),

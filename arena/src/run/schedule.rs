@@ -31,6 +31,11 @@ pub struct GameJob {
     pub seed: u64,
     /// Indices into the config's bots: `seats[0]` moves first.
     pub seats: [usize; 2],
+    /// The line of the run's opening suite this game opens with, dealt by
+    /// pair ([`crate::run::openings::assign`]); `None` without a suite
+    /// (the random plies, if any, come from `seed`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opening: Option<u32>,
 }
 
 /// The most games one schedule may hold. A config (or `arena match
@@ -106,6 +111,7 @@ pub fn schedule(
                     pair,
                     seed,
                     seats,
+                    opening: None,
                 });
             }
             pair += 1;
@@ -138,6 +144,7 @@ pub fn match_schedule(games: u64, seed: u64) -> Vec<GameJob> {
                 pair: i / 2,
                 seed,
                 seats: if i.is_multiple_of(2) { [0, 1] } else { [1, 0] },
+                opening: None,
             }
         })
         .collect()

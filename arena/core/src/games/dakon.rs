@@ -686,6 +686,10 @@ impl Game for Dakon {
         fx
     }
 
+    fn material(&self, state: &DakonState) -> [i32; 2] {
+        [state.store(0) as i32, state.store(1) as i32]
+    }
+
     fn outcome(&self, state: &DakonState) -> Option<Outcome> {
         let mover = state.turn();
         let mut scores = [state.store(0) as i32, state.store(1) as i32];

@@ -1401,6 +1401,14 @@ impl Game for Latrunculi {
     fn outcome(&self, st: &State) -> Option<Outcome> {
         self.end_check(st)
     }
+
+    fn material(&self, st: &State) -> [i32; 2] {
+        [0, 1].map(|p| i32::from(st.count[p]) + i32::from(st.hand[p]))
+    }
+
+    fn in_setup(&self, st: &State) -> bool {
+        !st.moving
+    }
 }
 
 #[cfg(test)]

@@ -254,6 +254,22 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
         None
     }
 
+    /// Each seat's material in any position, finished or not: what
+    /// [`Outcome::scores`] counts at the end (seeds in the store for Dakon,
+    /// pieces on the board and in hand for Ludus latrunculorum). The
+    /// reference search of `arena openings --balanced` evaluates with it;
+    /// a game without material says `[0, 0]`.
+    fn material(&self, _state: &Self::State) -> [i32; 2] {
+        [0, 0]
+    }
+
+    /// Whether `state` is still in a set-up phase that is not yet the game
+    /// proper (Ludus latrunculorum's placement), which an opening suite
+    /// plays through unless asked not to.
+    fn in_setup(&self, _state: &Self::State) -> bool {
+        false
+    }
+
     /// Applies `mv` if it is legal in `state`; otherwise leaves `state` as it was.
     fn play(&self, state: &mut Self::State, mv: &Self::Move) -> Result<Self::Effects, IllegalMove> {
         let mut legal = Vec::new();
@@ -294,6 +310,11 @@ pub trait AnyState: Debug + Display + Send + Sync {
     /// game ends and returns how many: playouts without a round trip through
     /// move text (the Python package's `State.playout`).
     fn random_playout(&mut self, seed: u64) -> u64;
+    /// [`Game::in_setup`].
+    fn in_setup(&self) -> bool;
+    /// The value of the position for seat 0 by the reference search
+    /// ([`crate::search::reference_value`] at `depth` plies).
+    fn reference_value(&self, depth: u32) -> i32;
 }
 
 impl Clone for Box<dyn AnyState> {
@@ -375,6 +396,14 @@ impl<G: Game> AnyState for Bound<G> {
         use rand::SeedableRng;
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
         crate::playout::random_playout(&self.game, &mut self.state, &mut rng, &mut Vec::new()).0
+    }
+
+    fn in_setup(&self) -> bool {
+        self.game.in_setup(&self.state)
+    }
+
+    fn reference_value(&self, depth: u32) -> i32 {
+        crate::search::reference_value(&self.game, &self.state, depth)
     }
 }
 

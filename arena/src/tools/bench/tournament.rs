@@ -108,6 +108,7 @@ pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, BenchE
         games: per_pairing,
         seed: 1,
         random_opening_plies: 0,
+        openings: None,
         ponder,
         time_control: TimeControl::default(),
         bots: names
@@ -144,6 +145,7 @@ pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, BenchE
         ponder: v.ponder,
         limits: Limits::default(),
         opening_plies: 0,
+        openings: None,
         budgets: vec![Default::default(); bots],
         run_dir,
         kept: Default::default(),
