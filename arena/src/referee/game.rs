@@ -263,7 +263,7 @@ async fn play(
         table.record.moves.push(MoveRecord {
             seat,
             mv,
-            ms: round_ms(used),
+            ms: round_ms(decision.used),
             cpu_ms: decision.cpu.map(round_ms),
             info: info.into_lines(),
             state: state_text.clone(),
