@@ -188,7 +188,18 @@ fn play(
             .collect::<Vec<_>>()
             .join(" ")
     );
-    let mut args = vec!["match", "--game", game, "--quiet", "--sandbox", sandbox];
+    // From the initial position: how the attacks fill their pipes depends
+    // on the lines written before their first `go` (an opening's `played`).
+    let mut args = vec![
+        "match",
+        "--game",
+        game,
+        "--quiet",
+        "--sandbox",
+        sandbox,
+        "--openings",
+        "none",
+    ];
     args.extend(extra);
     for b in bots {
         args.extend(["--bot", b]);
