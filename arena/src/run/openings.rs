@@ -532,14 +532,7 @@ pub fn generate(game: &dyn AnyGame, opts: &GenerateOptions) -> Generated {
         let mut played = 0;
         let mut stuck = false;
         while played < plies || (!opts.allow_setup && state.in_setup()) {
-            let candidates: Vec<String> = state
-                .legal_moves()
-                .into_iter()
-                .filter(|mv| {
-                    let mut next = state.clone();
-                    next.play(mv).is_ok() && next.outcome().is_none()
-                })
-                .collect();
+            let candidates = super::schedule::moves_that_go_on(&*state);
             if candidates.is_empty() {
                 stuck = true;
                 break;

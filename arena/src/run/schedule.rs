@@ -150,6 +150,19 @@ pub fn match_schedule(games: u64, seed: u64) -> Vec<GameJob> {
         .collect()
 }
 
+/// The legal moves of `state` after which the game is not over: what a
+/// random opening draws from.
+pub fn moves_that_go_on(state: &dyn arena_core::games::AnyState) -> Vec<String> {
+    state
+        .legal_moves()
+        .into_iter()
+        .filter(|mv| {
+            let mut next = state.clone_box();
+            next.play(mv).is_ok() && next.outcome().is_none()
+        })
+        .collect()
+}
+
 /// The random opening of a game seed: `plies` moves drawn uniformly from
 /// the legal moves with ChaCha8 seeded from `seed` (mixed with a constant, so
 /// it differs from the stream a bot seeds with the same number). Moves that
@@ -160,14 +173,7 @@ pub fn random_opening(game: &dyn AnyGame, seed: u64, plies: u32) -> Vec<String> 
     let mut state = game.initial_state();
     let mut moves = Vec::new();
     for _ in 0..plies {
-        let candidates: Vec<String> = state
-            .legal_moves()
-            .into_iter()
-            .filter(|mv| {
-                let mut next = state.clone();
-                next.play(mv).is_ok() && next.outcome().is_none()
-            })
-            .collect();
+        let candidates = moves_that_go_on(&*state);
         if candidates.is_empty() {
             break;
         }
