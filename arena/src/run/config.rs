@@ -758,6 +758,25 @@ impl Config {
                 );
             }
             if sandbox == Sandbox::Bwrap {
+                // A sandboxed build writes its program directory: a bot that
+                // runs from it, or from a directory in or around it, would
+                // run what a stranger's build left there.
+                let shared = self.bots.iter().enumerate().find(|(i, b)| {
+                    !users.contains(i) && (b.cwd.starts_with(&cwd) || cwd.starts_with(&b.cwd))
+                });
+                if let Some((_, other)) = shared {
+                    return Err(self.error(
+                        key,
+                        format!(
+                            "a sandboxed build writes its program directory {}, and bot `{}` runs \
+                             from {}: give each bot a directory of its own (or mark the build \
+                             trusted with sandbox = \"none\")",
+                            cwd.display(),
+                            other.name,
+                            other.cwd.display()
+                        ),
+                    ));
+                }
                 let bot = &self.bots[users[0]];
                 let job = crate::process::build::BuildJob {
                     command: cmd.clone(),
@@ -1479,6 +1498,19 @@ env = { X = "1" }
             "command = [\"/bin/sh\"]\nsandbox = \"bwrap\"\nbuild = [\"make\"]",
         ))
         .unwrap();
+        // It writes its program directory, which the other bot runs from:
+        // refused before anything runs (the build would rewrite that bot).
+        // (Without bubblewrap, `sandbox = "bwrap"` is refused first.)
+        let e = c.run_builds(true, &[]).unwrap_err();
+        if crate::process::sandbox::usable().is_ok() {
+            assert_eq!(e.key, "bots[1].build");
+            assert!(
+                e.reason.contains("give each bot a directory of its own"),
+                "{e}"
+            );
+        } else {
+            assert_eq!(e.key, "bots[1].build.sandbox");
+        }
         let b = c.bots[1].build.as_ref().unwrap();
         assert_eq!(
             (b.sandbox, b.network, b.seconds),
