@@ -82,6 +82,8 @@ fn quick_json_has_every_figure() {
         "referee.us_per_move_c2_single",
         "referee.moves_per_sec_c2",
         "referee.ratio_c1",
+        "referee.us_per_move_c1_cpu_clock",
+        "referee.ratio_c1_cpu_clock",
         "referee.ratio_c2",
         "tournament.games",
         "tournament.concurrency",

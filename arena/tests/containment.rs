@@ -1393,3 +1393,53 @@ fn a_bots_shebang_line_shows_it_nothing_outside_its_directory() {
     let _ = host.kill();
     let _ = host.wait();
 }
+
+/// The init step is `arena-sandbox-init`, the small binary beside `arena`,
+/// and `arena` copied alone serves as its own: a sandboxed match plays
+/// either way. The probe that the small binary is the one run: a fake one
+/// beside the copy (a script that exits at once) keeps the bots from
+/// starting, and the same run without it plays.
+#[test]
+fn the_init_step_is_the_small_binary_beside_arena_or_arena_itself() {
+    use std::os::unix::fs::PermissionsExt;
+    if !sandbox_works("the init step's binary") {
+        return;
+    }
+    let small = Path::new(ARENA).with_file_name("arena-sandbox-init");
+    assert!(small.is_file(), "cargo builds {} too", small.display());
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("arena");
+    std::fs::copy(ARENA, &copy).unwrap();
+    chmod_tree(dir.path());
+    let play = |what: &str| {
+        let out = dir.path().join(format!("run-{what}"));
+        let bots = [
+            format!("a={ARENA} bot-first"),
+            format!("b={ARENA} bot-first"),
+        ];
+        // match_cmd's arguments, run by the copy.
+        let args = match_cmd(&out, "bwrap", &bots, &["--games", "2"]);
+        let mut cmd = Command::new(&copy);
+        cmd.args(args.get_args())
+            .current_dir(repo())
+            .stdin(Stdio::null());
+        (run(cmd), out)
+    };
+    let (alone, out) = play("alone");
+    assert!(
+        alone.status.success(),
+        "arena alone: {}",
+        String::from_utf8_lossy(&alone.stderr)
+    );
+    let recs = records(&out);
+    assert_eq!(recs.len(), 2);
+    assert!(recs.iter().all(|r| !r.reason.is_forfeit()), "{recs:?}");
+    let fake = dir.path().join("arena-sandbox-init");
+    std::fs::write(&fake, "#!/bin/sh\nexit 3\n").unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (faked, _) = play("fake");
+    assert!(
+        !faked.status.success(),
+        "the fake init step beside arena was not run"
+    );
+}

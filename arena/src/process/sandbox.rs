@@ -300,10 +300,13 @@ impl BwrapPlan {
                 _ => {}
             }
         }
-        // Its writable directories are tmpfs of a bounded size, fresh for
-        // each bot process and gone with it: a bot cannot fill the disk, nor
-        // (unprivileged, where /dev/shm would be bubblewrap's /dev, as large
-        // as half the memory) the memory. The init step bounds their files.
+        // Its writable directories, /tmp and /dev/shm, are tmpfs of a
+        // bounded size and number of files, fresh for each bot process and
+        // gone with it: a bot cannot fill the disk, nor (unprivileged, where
+        // /dev/shm would be bubblewrap's /dev, as large as half the memory)
+        // the memory. The init step mounts both (bubblewrap cannot bound the
+        // files); what bubblewrap puts in /tmp below (links, mount points)
+        // lies in its root until then, and the init step carries it over.
         let size = tmp_bytes.to_string();
         push(&[
             "--proc".as_ref(),
@@ -311,16 +314,6 @@ impl BwrapPlan {
             "--dev".as_ref(),
             "/dev".as_ref(),
         ]);
-        for dir in ["/dev/shm", "/tmp"] {
-            push(&[
-                "--perms".as_ref(),
-                "1777".as_ref(),
-                "--size".as_ref(),
-                size.as_ref(),
-                "--tmpfs".as_ref(),
-                dir.as_ref(),
-            ]);
-        }
         let mut plan = BwrapPlan::default();
         let program_real = fs::canonicalize(program_dir).unwrap_or_else(|_| lexical(program_dir));
         let system: Vec<PathBuf> = visible.clone();

@@ -275,6 +275,11 @@ pub struct RefereeFigures {
     /// µs per move, one game at a time, current-thread runtime (`arena match`,
     /// and each game of `arena tournament`).
     pub us_per_move_c1: f64,
+    /// The same with `clock = "cpu"` (each decision charged the CPU time of
+    /// the bot's processes), in the same rounds, and its median ratio to
+    /// the floor measured before each round (target: at most 2 too).
+    pub us_per_move_c1_cpu_clock: f64,
+    pub ratio_c1_cpu_clock: f64,
     /// µs per move seen by each game, two games at once, each on a thread of
     /// its own ([`Lanes`](crate::lanes::Lanes), as `arena tournament --concurrency 2`).
     pub us_per_move_c2: f64,

@@ -12,6 +12,7 @@ use crate::lanes::Lanes;
 use crate::process::Limits;
 use crate::referee::{run_game, BotSlot, GameSetup, TimeControl};
 use arena_core::games::{self, AnyGame};
+use arena_core::record::Clock;
 
 pub(super) fn setup(game: Arc<dyn AnyGame>, index: u64) -> GameSetup {
     GameSetup {
@@ -49,13 +50,15 @@ pub fn runtime(workers: Option<usize>) -> tokio::runtime::Runtime {
 /// Plays `games` games of `game` on each of `concurrency` tables at once
 /// (bots kept across games, started before the clock runs), table `t` on
 /// lane `t` when `lanes` are given (as `arena tournament` does), else on the
-/// calling runtime. Returns (µs per move as seen by each table, moves in all).
+/// calling runtime, each decision charged to `clock`. Returns (µs per move
+/// as seen by each table, moves in all).
 pub async fn per_move(
     bot: &InstantBot,
     game: Arc<dyn AnyGame>,
     concurrency: usize,
     games: u64,
     lanes: Option<&Lanes>,
+    clock: Clock,
 ) -> Result<(f64, u64), BenchError> {
     let limits = Limits::default();
     let mut tables: Vec<[BotSlot; 2]> = (0..concurrency)
@@ -68,7 +71,9 @@ pub async fn per_move(
         .collect();
     // Warm up: start the bots and play one game on each table.
     for [a, b] in tables.iter_mut() {
-        let r = run_game(&setup(game.clone(), 0), [a, b], true, &limits).await;
+        let mut s = setup(game.clone(), 0);
+        s.time.clock = clock;
+        let r = run_game(&s, [a, b], true, &limits).await;
         if r.reason.is_forfeit() {
             return Err(BenchError::WarmUpForfeit(Forfeit {
                 reason: r.reason,
@@ -86,7 +91,8 @@ pub async fn per_move(
             let mut err = None;
             for g in 0..games {
                 let [a, b] = &mut table;
-                let s = setup(game.clone(), g + 1 + t as u64 * 1000);
+                let mut s = setup(game.clone(), g + 1 + t as u64 * 1000);
+                s.time.clock = clock;
                 let r = run_game(&s, [a, b], true, &limits).await;
                 if r.reason.is_forfeit() {
                     err = Some(Forfeit {
@@ -134,18 +140,33 @@ pub fn referee(opts: &BenchOptions, pipe: &PipeFloor) -> Result<RefereeFigures, 
     let multi = runtime(Some(2));
     let lanes = Lanes::start(2, false).map_err(BenchError::Threads)?;
     let (mut c1, mut c2, mut c2m, mut c2s) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut c1_cpu = Vec::new();
+    let toy_clock = |rt: &tokio::runtime::Runtime, concurrency, lanes, clock| {
+        rt.block_on(per_move(
+            &opts.bot,
+            toy.clone(),
+            concurrency,
+            games,
+            lanes,
+            clock,
+        ))
+        .map(|r| r.0)
+    };
     let toy_run = |rt: &tokio::runtime::Runtime, concurrency, lanes| {
-        rt.block_on(per_move(&opts.bot, toy.clone(), concurrency, games, lanes))
-            .map(|r| r.0)
+        toy_clock(rt, concurrency, lanes, Clock::Wall)
     };
     // The floor again just before each round: the ratio of each round to
     // its own floor, median over rounds, weathers a load that drifts.
-    let mut ratios = Vec::new();
+    let (mut ratios, mut cpu_ratios) = (Vec::new(), Vec::new());
     for _ in 0..rounds {
         let floor = round_trips(&opts.arena, opts.rt_count() / 10)?.0;
         let us = toy_run(&single, 1, None)?;
         ratios.push(us / floor);
         c1.push(us);
+        // The cpu clock against the same floor, in the same minute.
+        let us = toy_clock(&single, 1, None, Clock::Cpu)?;
+        cpu_ratios.push(us / floor);
+        c1_cpu.push(us);
         c2.push(toy_run(&single, 2, Some(&lanes))?);
         c2m.push(toy_run(&multi, 2, None)?);
         c2s.push(toy_run(&single, 2, None)?);
@@ -155,13 +176,15 @@ pub fn referee(opts: &BenchOptions, pipe: &PipeFloor) -> Result<RefereeFigures, 
     for entry in games::GAMES {
         let game: Arc<dyn AnyGame> = Arc::from((entry.new)(&[]).expect("default parameters"));
         let us = single
-            .block_on(per_move(&opts.bot, game, 1, games * 4, None))?
+            .block_on(per_move(&opts.bot, game, 1, games * 4, None, Clock::Wall))?
             .0;
         with_engines.push((entry.name.to_string(), us));
     }
     Ok(RefereeFigures {
         plies_per_game: TOY_PLIES,
         us_per_move_c1: c1,
+        us_per_move_c1_cpu_clock: median(c1_cpu),
+        ratio_c1_cpu_clock: median(cpu_ratios),
         us_per_move_c2: c2,
         us_per_move_c2_work_stealing: c2m,
         us_per_move_c2_single: c2s,

@@ -92,6 +92,13 @@ impl fmt::Display for BenchReport {
         )?;
         writeln!(
             f,
+            "  ... clock = cpu    {:>8.2} us/move = {:.2}x the pipe floor (the same games, each decision charged the bot's CPU time)   target <= {TARGET_REFEREE_RATIO}x: {}",
+            r.us_per_move_c1_cpu_clock,
+            r.ratio_c1_cpu_clock,
+            met(r.ratio_c1_cpu_clock <= TARGET_REFEREE_RATIO)
+        )?;
+        writeln!(
+            f,
             "  2 games at once    {:>8.2} us/move each = {:.2}x the floor ({:.0} moves/s in all; a thread per game, as arena tournament)",
             r.us_per_move_c2, r.ratio_c2, r.moves_per_sec_c2
         )?;
