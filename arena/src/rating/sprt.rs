@@ -308,6 +308,9 @@ pub struct Sprt {
     params: SprtParams,
     penta: Pentanomial,
     wdl: Tally,
+    /// Pairs that repeated an earlier pair move for move: played, but no
+    /// new evidence.
+    repeats: u64,
 }
 
 impl Sprt {
@@ -316,6 +319,7 @@ impl Sprt {
             params,
             penta: Pentanomial::default(),
             wdl: Tally::default(),
+            repeats: 0,
         }
     }
 
@@ -335,6 +339,19 @@ impl Sprt {
         }
         self.penta.0[(2.0 * (first + second)) as usize] += 1;
         self.status()
+    }
+
+    /// Records a pair that repeats an earlier pair move for move (same
+    /// opening, same moves in both games): it was played, but the earlier
+    /// one already counted, so the test does not move. Returns the status.
+    pub fn record_repeat(&mut self) -> SprtStatus {
+        self.repeats += 1;
+        self.status()
+    }
+
+    /// Pairs recorded as repeats.
+    pub fn repeats(&self) -> u64 {
+        self.repeats
     }
 
     pub fn pentanomial(&self) -> Pentanomial {
@@ -399,7 +416,15 @@ impl Sprt {
             lower,
             upper,
             self.status()
-        )
+        ) + &if self.repeats > 0 {
+            format!(
+                " (and {} repeated pair{} counted once)",
+                self.repeats,
+                if self.repeats == 1 { "" } else { "s" }
+            )
+        } else {
+            String::new()
+        }
     }
 }
 

@@ -169,6 +169,10 @@ pub fn standings_table(totals: &RunTotals, ratings: Option<&[RatingsRow]>) -> Ta
                 numeric.push(true);
             }
         }
+        if r.iter().any(|row| !row.bt_note.is_empty()) {
+            columns.push("note".to_string());
+            numeric.push(false);
+        }
     } else {
         source = "records";
     }
@@ -202,12 +206,13 @@ pub fn standings_table(totals: &RunTotals, ratings: Option<&[RatingsRow]>) -> Ta
             let dec = col.decimals;
             row.push(match (v, e) {
                 (None, _) => String::new(),
-                (Some(lo), Some(hi)) if col.interval => {
-                    format!("{} .. {}", fmt_num(lo, dec), fmt_num(hi, dec))
-                }
+                (Some(lo), Some(hi)) if col.interval => interval_text(lo, hi, dec),
                 (Some(v), Some(e)) => format!("{} ± {}", fmt_num(v, dec), fmt_num(e, dec)),
                 (Some(v), None) => fmt_num(v, dec),
             });
+        }
+        if columns.last().is_some_and(|c| c == "note") {
+            row.push(rated.map_or_else(String::new, |r| r.bt_note.clone()));
         }
         rows.push(row);
     }
@@ -217,6 +222,17 @@ pub fn standings_table(totals: &RunTotals, ratings: Option<&[RatingsRow]>) -> Ta
         numeric,
         rows,
         bots,
+    }
+}
+
+/// An interval as the table shows it; an open end is marked, not shown as
+/// a number: `>= lo` when only a lower bound exists, `<= hi`, `unbounded`.
+fn interval_text(lo: f64, hi: f64, dec: usize) -> String {
+    match (lo.is_finite(), hi.is_finite()) {
+        (true, true) => format!("{} .. {}", fmt_num(lo, dec), fmt_num(hi, dec)),
+        (true, false) => format!("\u{2265} {}", fmt_num(lo, dec)),
+        (false, true) => format!("\u{2264} {}", fmt_num(hi, dec)),
+        (false, false) => "unbounded".to_string(),
     }
 }
 
