@@ -587,6 +587,36 @@ mod tests {
         assert_eq!(chart.reference, (50.0 - 20.0 + 0.0 + 0.0) / 4.0);
     }
 
+    /// An open interval is written as the bound it is, and the note says
+    /// why; the control: without notes there is no note column.
+    #[test]
+    fn open_intervals_are_marked_and_explained() {
+        let csv = "bot,bt_elo,bt_lo,bt_hi,bt_note\n\
+                   c,1700,1700,inf,won every game: at least 1700\n\
+                   a,1500,1400,1600,\n\
+                   b,1300,-inf,1300,lost every game: at most 1300\n";
+        let r = crate::store::parse_ratings(csv).unwrap();
+        let t = standings_table(&RunTotals::of(&sample()), Some(&r));
+        let col = |name: &str| t.columns.iter().position(|c| c == name).unwrap();
+        let cells: Vec<(&str, &str)> = t
+            .rows
+            .iter()
+            .map(|row| (row[col("95% interval")].as_str(), row[col("note")].as_str()))
+            .collect();
+        assert_eq!(
+            cells,
+            [
+                ("\u{2265} 1700", "won every game: at least 1700"),
+                ("1400 .. 1600", ""),
+                ("\u{2264} 1300", "lost every game: at most 1300"),
+            ]
+        );
+        assert!(!t.numeric[col("note")]);
+        let plain = crate::store::parse_ratings("bot,bt_elo,bt_lo,bt_hi\na,1,0,2\n").unwrap();
+        let t = standings_table(&RunTotals::of(&sample()), Some(&plain));
+        assert!(!t.columns.iter().any(|c| c == "note"));
+    }
+
     #[test]
     fn without_ratings_the_chart_shows_score_with_wilson_intervals() {
         let totals = RunTotals::of(&sample());
