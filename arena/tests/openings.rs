@@ -486,7 +486,8 @@ fn an_sprt_match_of_deterministic_bots_counts_a_repeated_pair_once() {
         .find(|l| l.starts_with("sprt "))
         .unwrap();
     assert!(
-        last.contains("pairs 1 games 2 ") && last.ends_with("(and 9 repeated pairs counted once)"),
+        last.contains("pairs 1 games 2 (+9 repeated pairs, counted once) W-D-L")
+            && last.ends_with("continue"),
         "{last}"
     );
     assert!(

@@ -403,8 +403,15 @@ impl Sprt {
             ),
             None => "Elo -".to_string(),
         };
+        // The repeats beside the counts they are not in; the status stays
+        // last, where scripts read it.
+        let repeats = match self.repeats {
+            0 => String::new(),
+            1 => " (+1 repeated pair, counted once)".to_string(),
+            r => format!(" (+{r} repeated pairs, counted once)"),
+        };
         format!(
-            "pairs {} games {} W-D-L {}-{}-{} ptnml(0-2) {} {} LLR {:.3} [{:.3}, {:.3}] {}",
+            "pairs {} games {}{repeats} W-D-L {}-{}-{} ptnml(0-2) {} {} LLR {:.3} [{:.3}, {:.3}] {}",
             self.penta.pairs(),
             self.wdl.games(),
             self.wdl.wins,
@@ -416,15 +423,7 @@ impl Sprt {
             lower,
             upper,
             self.status()
-        ) + &if self.repeats > 0 {
-            format!(
-                " (and {} repeated pair{} counted once)",
-                self.repeats,
-                if self.repeats == 1 { "" } else { "s" }
-            )
-        } else {
-            String::new()
-        }
+        )
     }
 }
 
