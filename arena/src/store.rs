@@ -560,11 +560,12 @@ pub enum GameLine<'a> {
     Row(&'a CsvRow),
 }
 
-/// Resolves a games file: a directory means its `games.csv`, else its
-/// `games.jsonl`; a file ending in `.jsonl` is JSON Lines, anything else CSV.
+/// Resolves a games file: a directory means its `games.jsonl` (the full
+/// records: the ratings can tell a repeated pair by its moves), else its
+/// `games.csv`; a file ending in `.jsonl` is JSON Lines, anything else CSV.
 pub fn games_file(path: &Path) -> Result<PathBuf, LoadError> {
     if path.is_dir() {
-        [GAMES_CSV, GAMES_JSONL]
+        [GAMES_JSONL, GAMES_CSV]
             .iter()
             .map(|f| path.join(f))
             .find(|p| p.is_file())
@@ -664,6 +665,9 @@ pub struct RatingsRow {
     pub glicko_rd: Option<f64>,
     #[serde(default, deserialize_with = "csv_number")]
     pub los_next: Option<f64>,
+    /// What the interval can say, in words, when it is open or missing.
+    #[serde(default)]
+    pub bt_note: String,
 }
 
 fn csv_name<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {

@@ -420,3 +420,78 @@ fn the_opening_is_part_of_the_schedule_through_resume_shards_and_merge() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("config fingerprint"));
 }
+
+/// Two deterministic bots under an SPRT (issue 25.3): with the default
+/// openings (Dakon's shipped suite) every pair is distinct and each moves
+/// the test; with `--openings none` every pair repeats the first, the run
+/// warns, and the test and the ratings count the repeats once.
+#[test]
+fn an_sprt_match_of_deterministic_bots_counts_a_repeated_pair_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sprt_match = |out: &Path, openings: &[&str]| {
+        let mut args = vec![
+            "match",
+            "--game",
+            "dakon",
+            "--bot",
+            concat!("a=", env!("CARGO_BIN_EXE_arena"), " bot-first"),
+            "--bot",
+            concat!("b=", env!("CARGO_BIN_EXE_arena"), " bot-first"),
+            "--sprt",
+            "elo0=0,elo1=50",
+            "--games",
+            "20",
+            "--sandbox",
+            "none",
+            "--quiet",
+            "--out",
+        ];
+        args.push(out.to_str().unwrap());
+        args.extend_from_slice(openings);
+        arena(&args)
+    };
+    let suite = tmp.path().join("suite");
+    let o = sprt_match(&suite, &[]);
+    let stdout = ok(&o);
+    let games = records_without_timing(&suite).len();
+    let pairs = games / 2;
+    assert!(
+        stdout.contains(&format!(
+            "distinct: {pairs} openings, {games} of {games} games, {pairs} of {pairs} pairs"
+        )),
+        "{stdout}"
+    );
+    let last = stdout
+        .lines()
+        .rev()
+        .find(|l| l.starts_with("sprt "))
+        .unwrap();
+    assert!(
+        last.contains(&format!("pairs {pairs} games {games} ")),
+        "{last}"
+    );
+    assert!(!last.contains("repeated"), "{last}");
+
+    let none = tmp.path().join("none");
+    let o = sprt_match(&none, &["--openings", "none"]);
+    let stdout = ok(&o);
+    assert!(
+        stdout.contains("distinct: 1 openings, 2 of 20 games, 1 of 10 pairs"),
+        "{stdout}"
+    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains("only 1 of 10 pairs of games are distinct"));
+    let last = stdout
+        .lines()
+        .rev()
+        .find(|l| l.starts_with("sprt "))
+        .unwrap();
+    assert!(
+        last.contains("pairs 1 games 2 (+9 repeated pairs, counted once) W-D-L")
+            && last.ends_with("continue"),
+        "{last}"
+    );
+    assert!(
+        stdout.contains("20 games rated (18 of them in pairs that repeat an earlier pair move for move: counted once)"),
+        "{stdout}"
+    );
+}

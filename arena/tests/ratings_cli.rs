@@ -237,6 +237,48 @@ fn options_change_k_and_the_anchor_and_out_picks_the_directory() {
         let (lo, bt, hi) = (num(&r[13]), num(&r[12]), num(&r[14]));
         assert!(lo < bt && bt < hi && lo > 1500.0, "{r:?}");
     }
+
+    // An anchor bot: C at 1800, every Bradley-Terry number shifted by the
+    // same amount, the order and LOS unchanged.
+    let anchored = dir.join("anchored");
+    let out = arena(&[
+        "ratings",
+        games.to_str().unwrap(),
+        "--anchor",
+        "C=1800",
+        "--out",
+        anchored.to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("scale: C at 1800 (--anchor)"), "{stdout}");
+    let moved = read_csv(&anchored.join("ratings.csv"));
+    let c = moved.iter().position(|r| r[0] == "C").unwrap();
+    assert_eq!(num(&moved[c][12]), 1800.0);
+    let shift = 1800.0 - num(&ratings[c][12]);
+    for (m, r) in moved[1..].iter().zip(&ratings[1..]) {
+        assert_eq!((&m[0], &m[15]), (&r[0], &r[15]));
+        for col in [12, 13, 14] {
+            assert!(
+                (num(&m[col]) - num(&r[col]) - shift).abs() <= 0.15,
+                "{m:?} {r:?}"
+            );
+        }
+    }
+    // A bot that is not in the file: a user mistake, exit 2, with the bots.
+    let out = arena(&[
+        "ratings",
+        games.to_str().unwrap(),
+        "--anchor",
+        "nobody=1800",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--anchor nobody=1800")
+            && err.contains("no bot named `nobody` (bots: A, B, C)"),
+        "{err}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -318,9 +360,9 @@ fn the_default_fit_equals_ordos() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// 8-0: no maximum-likelihood estimate. The console and the `bt_mle`
-/// column say so, `bt_elo` is finite, and the interval is open on the
-/// unbounded side only.
+/// 8-0: no maximum-likelihood estimate. Each bot is a group of its own:
+/// `L`, first by name, is the scale's reference, and `W` gets a lower
+/// bound only, in plain words in the console and in `bt_note`.
 #[test]
 fn a_perfect_score_is_flagged_and_open_ended() {
     let dir = scratch("perfect");
@@ -342,13 +384,10 @@ fn a_perfect_score_is_flagged_and_open_ended() {
     assert!(out.status.success());
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
-        stdout.contains("no maximum-likelihood estimate exists"),
+        stdout.contains("no maximum-likelihood fit of the whole pool exists"),
         "{stdout}"
     );
-    assert!(
-        stdout.contains("no MLE: lost no point to the rest"),
-        "{stdout}"
-    );
+    assert!(stdout.contains("won every game: at least "), "{stdout}");
     let ratings = read_csv(&dir.join("ratings.csv"));
     let col = |name: &str| ratings[0].iter().position(|c| c == name).unwrap();
     let (w, l) = (&ratings[1], &ratings[2]);
@@ -359,9 +398,15 @@ fn a_perfect_score_is_flagged_and_open_ended() {
     );
     assert_eq!(
         (w[col("bt_hi")].as_str(), l[col("bt_lo")].as_str()),
-        ("inf", "-inf")
+        ("inf", "")
     );
     let (lo, bt) = (num(&w[col("bt_lo")]), num(&w[col("bt_elo")]));
-    assert!(lo > 1500.0 && lo < bt && bt.is_finite(), "{w:?}");
+    assert!(lo > 1500.0 && lo == bt, "{w:?}");
+    assert_eq!(num(&l[col("bt_elo")]), 1500.0);
+    assert_eq!(
+        w[col("bt_note")],
+        format!("won every game: at least {lo:.0}")
+    );
+    assert_eq!(l[col("bt_note")], "anchor: the others are rated against it");
     std::fs::remove_dir_all(&dir).unwrap();
 }

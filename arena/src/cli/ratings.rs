@@ -17,9 +17,12 @@ pub struct RatingsArgs {
     /// Elo K factor.
     #[arg(long, default_value_t = RatingOptions::DEFAULT_K)]
     k: f64,
-    /// Starting rating of every system; Bradley-Terry ratings average to it.
-    #[arg(long, default_value_t = RatingOptions::DEFAULT_ANCHOR)]
-    anchor: f64,
+    /// Where the scale sits. A number: the Bradley-Terry main group
+    /// averages it (Ordo's -a), and every system starts every bot there.
+    /// BOT or BOT=ELO: that bot's Bradley-Terry rating is ELO (default
+    /// 1500; Ordo's -A), a shift of the whole scale.
+    #[arg(long, default_value = "1500", value_name = "ELO|BOT[=ELO]")]
+    anchor: String,
     /// Glicko RD growth per round.
     #[arg(long, default_value_t = RatingOptions::DEFAULT_GLICKO_C)]
     glicko_c: f64,
@@ -41,7 +44,6 @@ pub struct RatingsArgs {
 pub fn run(a: RatingsArgs) -> Result<(), Error> {
     let checks = [
         ("--k", a.k, a.k.is_finite() && a.k > 0.0),
-        ("--anchor", a.anchor, a.anchor.is_finite()),
         (
             "--glicko-c",
             a.glicko_c,
@@ -59,6 +61,8 @@ pub fn run(a: RatingsArgs) -> Result<(), Error> {
             return Err(Error::Usage(format!("{flag} {value} is out of range")));
         }
     }
+    let (anchor, anchor_bot) = RatingOptions::parse_anchor(&a.anchor)
+        .map_err(|e| Error::Usage(format!("--anchor {}: {e}", a.anchor)))?;
     let file = store::games_file(&a.input).map_err(Error::failed)?;
     let pool = ratings_report::load_pool(&file).map_err(Error::failed)?;
     if pool.games.is_empty() && pool.self_play == 0 {
@@ -77,9 +81,23 @@ pub fn run(a: RatingsArgs) -> Result<(), Error> {
             file.display()
         );
     }
+    if let Some(bot) = anchor_bot.as_ref().filter(|b| !pool.names.contains(b)) {
+        return Err(Error::Usage(format!(
+            "--anchor {}: {}: no bot named `{}` (bots: {})",
+            a.anchor,
+            file.display(),
+            arena::display::escape(bot),
+            pool.names
+                .iter()
+                .map(|n| arena::display::escape(n).into_owned())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
     let opts = RatingOptions {
         k: a.k,
-        anchor: a.anchor,
+        anchor,
+        anchor_bot,
         glicko_c: a.glicko_c,
         glicko2_tau: a.tau,
         prior_draws: a.prior_draws,

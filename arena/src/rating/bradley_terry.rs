@@ -33,9 +33,10 @@ impl Counts {
         }
     }
 
+    /// The games that count as evidence (repeats left out).
     pub(crate) fn of(pool: &Pool) -> Counts {
         let mut c = Counts::new(pool.len());
-        for g in &pool.games {
+        for g in pool.games.iter().filter(|g| !g.repeat) {
             c.add(g.seats[0], g.seats[1], g.score0());
         }
         c
@@ -94,31 +95,62 @@ impl Mle {
     }
 }
 
-/// Whether the maximum-likelihood estimate exists, per bot. `reach[i][j]`:
-/// a chain of bots from i to j each of which scored a point against the
-/// next (transitive closure, Warshall's algorithm).
-pub fn mle_status(pool: &Pool) -> Vec<Mle> {
-    let c = &Counts::of(pool);
-    let n = c.n;
-    let active: Vec<bool> = (0..n).map(|i| c.active(i)).collect();
-    let mut reach = vec![false; n * n];
-    let mut met = vec![false; n * n];
-    for i in 0..n {
-        reach[i * n + i] = true;
-        met[i * n + i] = true;
-        for j in 0..n {
-            reach[i * n + j] |= c.points[i * n + j] > 0.0;
-            met[i * n + j] |= c.games[i * n + j] > 0.0;
-        }
-    }
-    for k in 0..n {
+/// Who scored against whom, directly or through other bots: the transitive
+/// closures (Warshall's algorithm) of "i scored a point against j"
+/// (`reach`) and of "i and j played" (`met`), row-major `n * n`, each bot
+/// reaching itself.
+pub(crate) struct Reach {
+    pub(crate) n: usize,
+    pub(crate) active: Vec<bool>,
+    pub(crate) reach: Vec<bool>,
+    pub(crate) met: Vec<bool>,
+}
+
+impl Reach {
+    pub(crate) fn of(pool: &Pool) -> Reach {
+        let c = &Counts::of(pool);
+        let n = c.n;
+        let active: Vec<bool> = (0..n).map(|i| c.active(i)).collect();
+        let mut reach = vec![false; n * n];
+        let mut met = vec![false; n * n];
         for i in 0..n {
+            reach[i * n + i] = true;
+            met[i * n + i] = true;
             for j in 0..n {
-                reach[i * n + j] |= reach[i * n + k] && reach[k * n + j];
-                met[i * n + j] |= met[i * n + k] && met[k * n + j];
+                reach[i * n + j] |= c.points[i * n + j] > 0.0;
+                met[i * n + j] |= c.games[i * n + j] > 0.0;
             }
         }
+        for k in 0..n {
+            for i in 0..n {
+                for j in 0..n {
+                    reach[i * n + j] |= reach[i * n + k] && reach[k * n + j];
+                    met[i * n + j] |= met[i * n + k] && met[k * n + j];
+                }
+            }
+        }
+        Reach {
+            n,
+            active,
+            reach,
+            met,
+        }
     }
+
+    /// A chain of bots from i to j each of which scored against the next.
+    pub(crate) fn scored(&self, i: usize, j: usize) -> bool {
+        self.reach[i * self.n + j]
+    }
+}
+
+/// Whether the maximum-likelihood estimate exists, per bot ([`Reach`]).
+pub fn mle_status(pool: &Pool) -> Vec<Mle> {
+    let Reach {
+        n,
+        active,
+        reach,
+        met,
+    } = Reach::of(pool);
     let pairs = || (0..n).flat_map(|i| (0..n).map(move |j| (i, j)));
     let both = |i: usize, j: usize| active[i] && active[j];
     if pairs().all(|(i, j)| !both(i, j) || reach[i * n + j]) {

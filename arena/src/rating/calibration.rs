@@ -63,15 +63,46 @@ impl Regime {
         }
     }
 
+    /// A pool whose whole fit does not exist: three bots at 0, 50 and 100
+    /// Elo who beat each other, one `apart` Elo above the strongest of
+    /// them and one `apart` below the weakest, 20 games per pairing. Far
+    /// apart (3000) the two never drop or win a point, and only the finite
+    /// intervals (the three's) are promised; nearer (1100) they sometimes
+    /// do, and join the main group.
+    pub fn unbeaten_and_winless(apart: f64) -> Regime {
+        Regime {
+            name: format!(
+                "5 bots: 3 at 0-100 Elo, one {apart} above, one {apart} below, \
+                 20 games per pairing, draws 30%, pair correlation 0"
+            ),
+            ratings: vec![100.0 + apart, 0.0, 50.0, 100.0, -apart],
+            games_per_pairing: 20,
+            draw_rate: 0.3,
+            pair_correlation: 0.0,
+        }
+    }
+
     /// The regimes whose coverage is promised (`docs/statistics.md`).
-    pub fn targets() -> Vec<(Regime, f64, f64)> {
+    pub fn targets() -> Vec<Target> {
         const DRAWS: f64 = 0.3;
+        let all = |regime, lo, hi| Target {
+            regime,
+            lo,
+            hi,
+            finite_only: false,
+        };
         vec![
-            (Regime::round_robin(DRAWS, 0.0), 0.93, 0.97),
-            (Regime::round_robin(DRAWS, 0.5), 0.92, 1.0),
-            (Regime::match_of(8, 0.0, DRAWS, 0.0), 0.90, 1.0),
-            (Regime::match_of(8, 200.0, DRAWS, 0.0), 0.90, 1.0),
-            (Regime::match_of(8, 400.0, DRAWS, 0.0), 0.90, 1.0),
+            all(Regime::round_robin(DRAWS, 0.0), 0.93, 0.97),
+            all(Regime::round_robin(DRAWS, 0.5), 0.92, 1.0),
+            all(Regime::match_of(8, 0.0, DRAWS, 0.0), 0.90, 1.0),
+            all(Regime::match_of(8, 200.0, DRAWS, 0.0), 0.90, 1.0),
+            all(Regime::match_of(8, 400.0, DRAWS, 0.0), 0.90, 1.0),
+            Target {
+                regime: Regime::unbeaten_and_winless(3000.0),
+                lo: 0.93,
+                hi: 0.97,
+                finite_only: true,
+            },
         ]
     }
 
@@ -88,6 +119,7 @@ impl Regime {
             Regime::match_of(8, 200.0, 0.3, 0.5),
             Regime::match_of(40, 100.0, 0.3, 0.5),
             Regime::match_of(2, 0.0, 0.3, 0.0),
+            Regime::unbeaten_and_winless(1100.0),
         ]
     }
 
@@ -142,6 +174,28 @@ impl Regime {
     }
 }
 
+/// A promised coverage: between `lo` and `hi` in `regime`, of all
+/// intervals or of the finite ones only.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Target {
+    pub regime: Regime,
+    pub lo: f64,
+    pub hi: f64,
+    pub finite_only: bool,
+}
+
+impl Target {
+    /// The share the promise is about.
+    pub fn measured(&self, c: &Coverage) -> f64 {
+        let t = c.total();
+        if self.finite_only {
+            t.finite_share().unwrap_or(0.0)
+        } else {
+            t.share()
+        }
+    }
+}
+
 /// How often one bot's interval held its true rating.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BotCoverage {
@@ -151,11 +205,20 @@ pub struct BotCoverage {
     pub covered: u64,
     /// Intervals with an infinite end.
     pub open: u64,
+    /// Of the intervals with both ends finite: how many held the truth.
+    pub finite_covered: u64,
 }
 
 impl BotCoverage {
     pub fn share(&self) -> f64 {
         self.covered as f64 / self.tournaments as f64
+    }
+
+    /// The share of the finite intervals that held the truth (None without
+    /// any).
+    pub fn finite_share(&self) -> Option<f64> {
+        let finite = self.tournaments - self.open;
+        (finite > 0).then(|| self.finite_covered as f64 / finite as f64)
     }
 
     /// Wilson 95% interval of the coverage.
@@ -180,6 +243,7 @@ impl Coverage {
             tournaments: self.bots.iter().map(|b| b.tournaments).sum(),
             covered: self.bots.iter().map(|b| b.covered).sum(),
             open: self.bots.iter().map(|b| b.open).sum(),
+            finite_covered: self.bots.iter().map(|b| b.finite_covered).sum(),
         }
     }
 
@@ -188,11 +252,13 @@ impl Coverage {
         let line = |label: String, b: &BotCoverage| {
             let iv = b.interval();
             format!(
-                "  {label:<22} {:>6.1}% [{:.1}, {:.1}]  open-ended {:>5.1}%\n",
+                "  {label:<22} {:>6.1}% [{:.1}, {:.1}]  open-ended {:>5.1}%  finite {}\n",
                 100.0 * b.share(),
                 100.0 * iv.lo,
                 100.0 * iv.hi,
-                100.0 * b.open as f64 / b.tournaments as f64
+                100.0 * b.open as f64 / b.tournaments as f64,
+                b.finite_share()
+                    .map_or_else(|| "-".into(), |f| format!("{:.1}%", 100.0 * f))
             )
         };
         let mut s = format!(
@@ -211,7 +277,9 @@ impl Coverage {
 /// Plays `tournaments` tournaments of `regime` from a ChaCha8 generator
 /// seeded with `seed`, rates each with the default options and counts, per
 /// bot, how often the 95% interval of `bt_elo` held the true rating (both
-/// measured from the pool average).
+/// measured from the average of the tournament's main group: the whole
+/// pool where its fit exists). An interval open on one side holds the
+/// truth when its one bound does.
 pub fn coverage(regime: &Regime, tournaments: u64, seed: u64) -> Coverage {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let n = regime.ratings.len();
@@ -225,19 +293,30 @@ pub fn coverage(regime: &Regime, tournaments: u64, seed: u64) -> Coverage {
             tournaments: 0,
             covered: 0,
             open: 0,
+            finite_covered: 0,
         })
         .collect();
     for _ in 0..tournaments {
         let games = regime.play(&mut rng);
         let s = compute(&games, &opts);
+        let id = |name: &str| -> usize { name[3..].parse().expect("bot{i}") };
+        let zero = s
+            .reference
+            .iter()
+            .map(|b| regime.ratings[id(b)])
+            .sum::<f64>()
+            / s.reference.len() as f64;
         for b in &s.bots {
-            let i: usize = b.name[3..].parse().expect("bot{i}");
+            let i = id(&b.name);
             let Some(iv) = b.bt_interval else { continue };
-            let truth = bots[i].truth + opts.anchor;
+            let truth = regime.ratings[i] - zero + opts.anchor;
+            let held = iv.lo <= truth && truth <= iv.hi;
+            let open = iv.lo.is_infinite() || iv.hi.is_infinite();
             let c = &mut bots[i];
             c.tournaments += 1;
-            c.covered += u64::from(iv.lo <= truth && truth <= iv.hi);
-            c.open += u64::from(iv.lo.is_infinite() || iv.hi.is_infinite());
+            c.covered += u64::from(held);
+            c.open += u64::from(open);
+            c.finite_covered += u64::from(held && !open);
         }
     }
     Coverage {

@@ -70,7 +70,7 @@ impl Evidence {
     pub fn new(pool: &Pool, prior_draws: f64) -> Evidence {
         let counts = Counts::of(pool);
         let mut by_pair: BTreeMap<(u64, usize, usize), Vec<ClusterGame>> = BTreeMap::new();
-        for g in &pool.games {
+        for g in pool.games.iter().filter(|g| !g.repeat) {
             let [a, b] = g.seats;
             by_pair
                 .entry((g.pair, a.min(b), a.max(b)))
@@ -221,14 +221,24 @@ impl Evidence {
         let c: Vec<f64> = (0..self.counts.n)
             .map(|j| (if i == j { 1.0 } else { 0.0 }) - self.active[j] / m)
             .collect();
+        Some(self.interval_of(&c))
+    }
+
+    /// The 95% interval of the contrast `c . theta` (weights per bot,
+    /// summing to 0, on bots that played), in Elo.
+    pub fn interval_of(&self, c: &[f64]) -> Interval {
+        Interval {
+            lo: self.end(c, -1.0),
+            hi: self.end(c, 1.0),
+        }
+    }
+
+    /// One end of [`Evidence::interval_of`]: the lower for `dir` -1, the
+    /// upper for +1 (what a one-sided bound needs, without the other).
+    pub fn end(&self, c: &[f64], dir: f64) -> f64 {
         let at: f64 = c.iter().zip(&self.start).map(|(a, b)| a * b).sum();
-        let phi = self.dispersion(&c);
-        let lo = self.bound(&c, at, phi, -1.0);
-        let hi = self.bound(&c, at, phi, 1.0);
-        Some(Interval {
-            lo: lo * ELO_PER_NAT,
-            hi: hi * ELO_PER_NAT,
-        })
+        let phi = self.dispersion(c);
+        self.bound(c, at, phi, dir) * ELO_PER_NAT
     }
 
     /// Where, going from `at` in direction `dir`, the test starts to reject

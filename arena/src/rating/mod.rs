@@ -11,6 +11,7 @@
 pub mod bradley_terry;
 pub mod calibration;
 pub mod elo;
+pub mod groups;
 pub mod intervals;
 pub mod sprt;
 pub mod stats;
@@ -70,6 +71,11 @@ pub struct PoolGame {
     pub pair: u64,
     pub seats: [usize; 2],
     pub result: GameResult,
+    /// Its pair repeats an earlier pair move for move: no new evidence.
+    /// The record and the running ratings (Elo, Glicko) count it; the
+    /// Bradley-Terry fit, its intervals, LOS and the Wilson intervals do
+    /// not.
+    pub repeat: bool,
 }
 
 impl PoolGame {
@@ -115,6 +121,9 @@ pub struct PoolBuilder {
     ids: std::collections::HashMap<String, usize>,
     names: Vec<String>,
     games: Vec<PoolGame>,
+    /// Per game, what tells it apart from other games
+    /// ([`crate::run::distinct::game_key`]), when known.
+    keys: Vec<Option<u64>>,
     self_play: usize,
 }
 
@@ -129,6 +138,20 @@ impl PoolBuilder {
     }
 
     pub fn add(&mut self, index: u64, round: u64, pair: u64, bots: [&str; 2], result: GameResult) {
+        self.add_keyed(index, round, pair, bots, result, None);
+    }
+
+    /// [`PoolBuilder::add`] with the game's key (`game_key` of its record),
+    /// so that a pair repeating an earlier pair is counted once.
+    pub fn add_keyed(
+        &mut self,
+        index: u64,
+        round: u64,
+        pair: u64,
+        bots: [&str; 2],
+        result: GameResult,
+        key: Option<u64>,
+    ) {
         let seats = [self.id(bots[0]), self.id(bots[1])];
         if seats[0] == seats[1] {
             self.self_play += 1;
@@ -140,7 +163,9 @@ impl PoolBuilder {
             pair,
             seats,
             result,
+            repeat: false,
         });
+        self.keys.push(key);
     }
 
     /// Games added so far (self-play included).
@@ -160,22 +185,62 @@ impl PoolBuilder {
             g.seats = g.seats.map(|s| new_id[s]);
         }
         // Stable: games sharing an index keep their input order.
-        self.games.sort_by_key(|g| g.index);
+        let mut by_index: Vec<usize> = (0..self.games.len()).collect();
+        by_index.sort_by_key(|&k| self.games[k].index);
+        let mut games: Vec<PoolGame> = by_index.iter().map(|&k| self.games[k]).collect();
+        let keys: Vec<Option<u64>> = by_index.iter().map(|&k| self.keys[k]).collect();
+        mark_repeats(&mut games, &keys);
         let mut names = std::mem::take(&mut self.names);
         names.sort();
         Pool {
             names,
-            games: self.games,
+            games,
             self_play: self.self_play,
+        }
+    }
+}
+
+/// Marks the games of every pair (the games sharing a pair id and the same
+/// two bots) whose games, in order, have the keys of an earlier pair's:
+/// the same opening and the same moves again. A pair with a game of
+/// unknown key is never a repeat.
+fn mark_repeats(games: &mut [PoolGame], keys: &[Option<u64>]) {
+    let mut pairs: Vec<Vec<usize>> = Vec::new();
+    let mut at: std::collections::HashMap<(u64, usize, usize), usize> = Default::default();
+    for (k, g) in games.iter().enumerate() {
+        let [a, b] = g.seats;
+        let id = (g.pair, a.min(b), a.max(b));
+        let p = *at.entry(id).or_insert_with(|| {
+            pairs.push(Vec::new());
+            pairs.len() - 1
+        });
+        pairs[p].push(k);
+    }
+    let mut seen = std::collections::HashSet::new();
+    for members in pairs {
+        let Some(ks) = members
+            .iter()
+            .map(|&k| keys[k])
+            .collect::<Option<Vec<u64>>>()
+        else {
+            continue;
+        };
+        if !seen.insert(ks) {
+            members.iter().for_each(|&k| games[k].repeat = true);
         }
     }
 }
 
 /// `h2h[i][j]`: bot i's record against bot j.
 pub fn head_to_head(pool: &Pool) -> Vec<Vec<Tally>> {
+    head_to_head_of(pool, false)
+}
+
+/// The same over the games that count as evidence (repeats left out).
+fn head_to_head_of(pool: &Pool, evidence_only: bool) -> Vec<Vec<Tally>> {
     let n = pool.len();
     let mut h = vec![vec![Tally::default(); n]; n];
-    for g in &pool.games {
+    for g in pool.games.iter().filter(|g| !(evidence_only && g.repeat)) {
         let [a, b] = g.seats;
         h[a][b].add_points(g.score0());
         h[b][a].add_points(1.0 - g.score0());
@@ -188,9 +253,14 @@ pub fn head_to_head(pool: &Pool) -> Vec<Vec<Tally>> {
 pub struct RatingOptions {
     /// Elo K factor.
     pub k: f64,
-    /// Every system starts every bot here, and the Bradley-Terry ratings
-    /// average to it.
+    /// Every system starts every bot here, and the Bradley-Terry scale
+    /// puts its zero here: the mean of the main group, or `anchor_bot`.
     pub anchor: f64,
+    /// The bot whose Bradley-Terry rating is put at `anchor` (as Ordo's
+    /// `-A`, but a shift only: intervals stay those against the main
+    /// group's mean); None: the main group's mean is (Ordo's `-a`). A name
+    /// not in the pool is ignored (the commands check names first).
+    pub anchor_bot: Option<String>,
     /// Glicko's per-period RD growth c.
     pub glicko_c: f64,
     /// Glicko-2's volatility constraint tau.
@@ -209,10 +279,40 @@ impl RatingOptions {
     pub const DEFAULT_GLICKO_C: f64 = 0.06 * 173.7178;
     pub const DEFAULT_TAU: f64 = 0.5;
     pub const DEFAULT_PRIOR_DRAWS: f64 = 0.0;
-    /// Where the maximum-likelihood estimate does not exist and no prior
-    /// was asked for, the estimate shown is the one with this many virtual
-    /// draws per bot.
+    /// A bot that no result orders against the main group is shown at
+    /// its rating in the fit with this many virtual draws per bot (a
+    /// number to sort and draw by; its interval is open both ways).
     pub const FALLBACK_PRIOR_DRAWS: f64 = 1.0;
+}
+
+impl RatingOptions {
+    /// Reads an anchor as `--anchor` and the config's `anchor` take it: a
+    /// number is the main group's mean (Ordo's `-a`); `BOT` or `BOT=ELO`
+    /// puts that bot at ELO (default [`Self::DEFAULT_ANCHOR`]; Ordo's `-A`).
+    /// Returns the rating and the bot.
+    pub fn parse_anchor(text: &str) -> Result<(f64, Option<String>), String> {
+        let text = text.trim();
+        let finite = |x: f64| x.is_finite().then_some(x);
+        if let Some(x) = text.parse::<f64>().ok().and_then(finite) {
+            return Ok((x, None));
+        }
+        let (bot, elo) = match text.rsplit_once('=') {
+            Some((bot, elo)) => {
+                let elo = elo
+                    .trim()
+                    .parse::<f64>()
+                    .ok()
+                    .and_then(finite)
+                    .ok_or_else(|| format!("`{elo}` after `=` is not a finite rating"))?;
+                (bot.trim(), elo)
+            }
+            None => (text, Self::DEFAULT_ANCHOR),
+        };
+        if bot.is_empty() {
+            return Err("expected a rating, BOT or BOT=ELO".into());
+        }
+        Ok((elo, Some(bot.to_string())))
+    }
 }
 
 impl Default for RatingOptions {
@@ -220,6 +320,7 @@ impl Default for RatingOptions {
         RatingOptions {
             k: Self::DEFAULT_K,
             anchor: Self::DEFAULT_ANCHOR,
+            anchor_bot: None,
             glicko_c: Self::DEFAULT_GLICKO_C,
             glicko2_tau: Self::DEFAULT_TAU,
             prior_draws: Self::DEFAULT_PRIOR_DRAWS,
@@ -232,6 +333,9 @@ impl Default for RatingOptions {
 pub struct BotRating {
     pub name: String,
     pub record: Tally,
+    /// The record without the pairs that repeat an earlier pair: what the
+    /// intervals count.
+    pub evidence: Tally,
     pub elo: f64,
     pub glicko: f64,
     pub glicko_rd: f64,
@@ -240,8 +344,12 @@ pub struct BotRating {
     pub glicko2_vol: f64,
     pub bt_elo: f64,
     /// 95% interval of `bt_elo`, an end infinite where the games put no
-    /// bound on that side (None for a bot without games).
+    /// bound on that side (None for a bot without games and for the
+    /// reference of the scale).
     pub bt_interval: Option<stats::Interval>,
+    /// Where the bot stands relative to the main group (what its interval
+    /// can say).
+    pub place: groups::Place,
     /// Whether the maximum-likelihood estimate exists, or why not.
     pub bt_mle: bradley_terry::Mle,
     /// Likelihood of superiority over the next bot down (None for the last
@@ -256,9 +364,11 @@ pub enum Estimate {
     Mle,
     /// With this many virtual draws per bot, as asked (`--prior-draws`).
     Prior(f64),
-    /// The maximum-likelihood estimate does not exist: the estimate with
-    /// [`RatingOptions::FALLBACK_PRIOR_DRAWS`] virtual draws per bot.
-    Fallback,
+    /// The maximum-likelihood estimate of the whole pool does not exist:
+    /// each group of bots that won and lost points among themselves is
+    /// fitted alone, and the bots outside the main group are placed at
+    /// their one-sided bounds ([`groups`]).
+    Groups,
 }
 
 /// One pair's head-to-head, `bot` being the higher-placed of the two.
@@ -267,6 +377,8 @@ pub struct CrossEntry {
     pub bot: String,
     pub opponent: String,
     pub record: Tally,
+    /// The same without the pairs that repeat an earlier pair.
+    pub evidence: Tally,
 }
 
 /// The ratings of a pool, sorted by strength.
@@ -276,15 +388,24 @@ pub struct Ratings {
     /// Every pair that played, in standings order.
     pub crosstable: Vec<CrossEntry>,
     /// `los[i][j]`: likelihood that bot i (standings order) is stronger
-    /// than bot j, from their head-to-head decisive games. None on the
+    /// than bot j, from their head-to-head decisive games (repeats of an
+    /// earlier pair counted once). None on the
     /// diagonal and for pairs without decisive games.
     pub los: Vec<Vec<Option<f64>>>,
     /// Games between a bot and itself, left out.
     pub self_play: usize,
     /// Games rated.
     pub games: usize,
+    /// Of them, the games of pairs that repeat an earlier pair move for
+    /// move: counted once (left out of the fit, intervals and LOS).
+    pub repeats: usize,
     /// Which estimate `bt_elo` is.
     pub estimate: Estimate,
+    /// The main group: the bots with finite intervals, whose mean the
+    /// intervals are measured from.
+    pub reference: Vec<String>,
+    /// The anchor bot, when one was asked for and played.
+    pub anchor_bot: Option<String>,
 }
 
 /// Computes every rating and statistic of `played` (any order: they are
@@ -301,45 +422,52 @@ pub fn compute_pool(pool: &Pool, opts: &RatingOptions) -> Ratings {
     let glicko = elo::glicko_ratings(pool, opts.glicko_c, opts.anchor);
     let glicko2 = elo::glicko2_ratings(pool, opts.glicko2_tau, opts.anchor);
     let mle = bradley_terry::mle_status(pool);
-    let exists = mle
-        .iter()
-        .all(|m| matches!(m, bradley_terry::Mle::Exists | bradley_terry::Mle::NoGames));
+    let placed = groups::place(pool, opts);
+    // The anchor bot, if any, at `opts.anchor`; else the main group's mean.
+    // Only a shift: every difference and interval width stays.
+    let shift = opts
+        .anchor_bot
+        .as_ref()
+        .and_then(|a| pool.names.iter().position(|n| n == a))
+        .map_or(opts.anchor, |a| opts.anchor - placed.elo[a]);
     let estimate = if opts.prior_draws > 0.0 {
         Estimate::Prior(opts.prior_draws)
-    } else if exists {
+    } else if placed.groups.len() <= 1 {
         Estimate::Mle
     } else {
-        Estimate::Fallback
+        Estimate::Groups
     };
-    let bt = bradley_terry::fit(
-        pool,
-        match estimate {
-            Estimate::Mle => 0.0,
-            Estimate::Prior(p) => p,
-            Estimate::Fallback => RatingOptions::FALLBACK_PRIOR_DRAWS,
-        },
-    );
     let evidence = intervals::Evidence::new(pool, opts.prior_draws);
 
-    let records: Vec<Tally> = (0..n)
-        .map(|i| {
-            h2h[i].iter().fold(Tally::default(), |acc, w| Tally {
-                wins: acc.wins + w.wins,
-                draws: acc.draws + w.draws,
-                losses: acc.losses + w.losses,
-                forfeits: 0,
-            })
+    let counted = head_to_head_of(pool, true);
+    let total = |row: &[Tally]| {
+        row.iter().fold(Tally::default(), |acc, w| Tally {
+            wins: acc.wins + w.wins,
+            draws: acc.draws + w.draws,
+            losses: acc.losses + w.losses,
+            forfeits: 0,
         })
-        .collect();
+    };
+    let records: Vec<Tally> = h2h.iter().map(|row| total(row)).collect();
 
-    // Strongest first: Bradley-Terry, then score, then name.
-    let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by(|&a, &b| {
-        bt.elo[b]
-            .total_cmp(&bt.elo[a])
-            .then(records[b].points().total_cmp(&records[a].points()))
-            .then(pool.names[a].cmp(&pool.names[b]))
-    });
+    // Strongest first: groups in their order, within a group by
+    // Bradley-Terry, then score, then name; bots without games last.
+    let g = &placed.groups;
+    let mean = |k: usize| {
+        g.members[k].iter().map(|&i| placed.elo[i]).sum::<f64>() / g.members[k].len() as f64
+    };
+    let mut order: Vec<usize> = Vec::with_capacity(n);
+    for k in g.order(mean) {
+        let mut m = g.members[k].clone();
+        m.sort_by(|&a, &b| {
+            placed.elo[b]
+                .total_cmp(&placed.elo[a])
+                .then(records[b].points().total_cmp(&records[a].points()))
+                .then(pool.names[a].cmp(&pool.names[b]))
+        });
+        order.extend(m);
+    }
+    order.extend((0..n).filter(|&i| g.of[i].is_none()));
 
     let bots = order
         .iter()
@@ -347,17 +475,19 @@ pub fn compute_pool(pool: &Pool, opts: &RatingOptions) -> Ratings {
         .map(|(rank, &i)| BotRating {
             name: pool.names[i].clone(),
             record: records[i],
+            evidence: total(&counted[i]),
             elo: elo[i],
             glicko: glicko[i].rating,
             glicko_rd: glicko[i].deviation,
             glicko2: glicko2[i].rating,
             glicko2_rd: glicko2[i].deviation,
             glicko2_vol: glicko2[i].volatility,
-            bt_elo: bt.elo[i] + opts.anchor,
-            bt_interval: evidence.interval(i).map(|iv| stats::Interval {
-                lo: iv.lo + opts.anchor,
-                hi: iv.hi + opts.anchor,
+            bt_elo: placed.elo[i] + shift,
+            bt_interval: placed.interval[i].map(|iv| stats::Interval {
+                lo: iv.lo + shift,
+                hi: iv.hi + shift,
             }),
+            place: placed.place[i],
             bt_mle: mle[i],
             los_next: order
                 .get(rank + 1)
@@ -373,6 +503,7 @@ pub fn compute_pool(pool: &Pool, opts: &RatingOptions) -> Ratings {
                     bot: pool.names[i].clone(),
                     opponent: pool.names[j].clone(),
                     record: h2h[i][j],
+                    evidence: counted[i][j],
                 });
             }
         }
@@ -387,7 +518,7 @@ pub fn compute_pool(pool: &Pool, opts: &RatingOptions) -> Ratings {
                     if i == j {
                         None
                     } else {
-                        stats::los(h2h[i][j].wins, h2h[i][j].losses)
+                        stats::los(counted[i][j].wins, counted[i][j].losses)
                     }
                 })
                 .collect()
@@ -400,7 +531,14 @@ pub fn compute_pool(pool: &Pool, opts: &RatingOptions) -> Ratings {
         los,
         self_play: pool.self_play,
         games: pool.games.len(),
+        repeats: pool.games.iter().filter(|g| g.repeat).count(),
         estimate,
+        anchor_bot: opts.anchor_bot.clone().filter(|a| pool.names.contains(a)),
+        reference: placed
+            .reference
+            .iter()
+            .map(|&i| pool.names[i].clone())
+            .collect(),
     }
 }
 
@@ -568,10 +706,11 @@ mod tests {
         assert_eq!(s.bots[0].los_next, Some(0.5));
     }
 
-    /// Two bots, 8-0: the MLE does not exist. The estimate is the
-    /// one-virtual-draw fit, flagged; the interval is open above and
-    /// bounded below exactly where Wilson's interval for 8 of 8 is (the
-    /// score test of one pair of bots with the model's variance).
+    /// Two bots, 8-0: the MLE does not exist. Each bot is a group of its
+    /// own; the main group is the first by name, the scale's reference,
+    /// and the other is bounded on one side only, exactly where Wilson's
+    /// interval for 8 of 8 puts the difference (the score test of one
+    /// pair of bots with the model's variance).
     #[test]
     fn a_perfect_score_is_flagged_and_its_interval_is_open_above() {
         let games: Vec<Played> = (0..8)
@@ -585,20 +724,24 @@ mod tests {
             })
             .collect();
         let s = compute(&games, &RatingOptions::default());
-        assert_eq!(s.estimate, Estimate::Fallback);
+        assert_eq!(s.estimate, Estimate::Groups);
         let [x, y] = [&s.bots[0], &s.bots[1]];
         assert_eq!(
             (x.bt_mle, y.bt_mle),
             (bradley_terry::Mle::NoLoss, bradley_terry::Mle::NoWin)
         );
-        assert!(x.bt_elo.is_finite() && x.bt_elo > 1700.0);
-        let (ix, iy) = (x.bt_interval.unwrap(), y.bt_interval.unwrap());
-        assert_eq!((ix.hi, iy.lo), (f64::INFINITY, f64::NEG_INFINITY));
+        assert_eq!(
+            (x.place, y.place),
+            (groups::Place::Reference, groups::Place::Below)
+        );
+        assert_eq!(s.reference, ["x"]);
+        assert_eq!((x.bt_elo, x.bt_interval), (1500.0, None));
+        let iy = y.bt_interval.unwrap();
+        assert_eq!(iy.lo, f64::NEG_INFINITY);
         let p = 8.0 / (8.0 + stats::Z95 * stats::Z95);
-        let half = 0.5 * stats::elo_from_score(p);
-        close(ix.lo, 1500.0 + half, 0.05);
-        close(iy.hi, 1500.0 - half, 0.05);
-        assert!(ix.lo < x.bt_elo);
+        close(iy.hi, 1500.0 - stats::elo_from_score(p), 0.05);
+        // Placed at its bound.
+        assert_eq!(y.bt_elo, iy.hi);
         let los = x.los_next.unwrap();
         assert!(los > 0.95 && los < 1.0, "{los}");
     }

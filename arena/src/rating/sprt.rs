@@ -308,6 +308,9 @@ pub struct Sprt {
     params: SprtParams,
     penta: Pentanomial,
     wdl: Tally,
+    /// Pairs that repeated an earlier pair move for move: played, but no
+    /// new evidence.
+    repeats: u64,
 }
 
 impl Sprt {
@@ -316,6 +319,7 @@ impl Sprt {
             params,
             penta: Pentanomial::default(),
             wdl: Tally::default(),
+            repeats: 0,
         }
     }
 
@@ -335,6 +339,19 @@ impl Sprt {
         }
         self.penta.0[(2.0 * (first + second)) as usize] += 1;
         self.status()
+    }
+
+    /// Records a pair that repeats an earlier pair move for move (same
+    /// opening, same moves in both games): it was played, but the earlier
+    /// one already counted, so the test does not move. Returns the status.
+    pub fn record_repeat(&mut self) -> SprtStatus {
+        self.repeats += 1;
+        self.status()
+    }
+
+    /// Pairs recorded as repeats.
+    pub fn repeats(&self) -> u64 {
+        self.repeats
     }
 
     pub fn pentanomial(&self) -> Pentanomial {
@@ -386,8 +403,15 @@ impl Sprt {
             ),
             None => "Elo -".to_string(),
         };
+        // The repeats beside the counts they are not in; the status stays
+        // last, where scripts read it.
+        let repeats = match self.repeats {
+            0 => String::new(),
+            1 => " (+1 repeated pair, counted once)".to_string(),
+            r => format!(" (+{r} repeated pairs, counted once)"),
+        };
         format!(
-            "pairs {} games {} W-D-L {}-{}-{} ptnml(0-2) {} {} LLR {:.3} [{:.3}, {:.3}] {}",
+            "pairs {} games {}{repeats} W-D-L {}-{}-{} ptnml(0-2) {} {} LLR {:.3} [{:.3}, {:.3}] {}",
             self.penta.pairs(),
             self.wdl.games(),
             self.wdl.wins,

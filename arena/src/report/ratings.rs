@@ -8,14 +8,14 @@ use std::fmt::Write as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::rating::bradley_terry::Mle;
-use crate::rating::{self, Estimate, Played, Pool, PoolBuilder, RatingOptions, Ratings};
+use crate::rating::groups::Place;
+use crate::rating::{self, BotRating, Estimate, Played, Pool, PoolBuilder, RatingOptions, Ratings};
 use crate::store::{self, GameLine, LoadError, RatingsRow};
 use arena_core::record::{csv_text, CsvRow, GameRecord};
 
 /// `ratings.csv` columns, in order. The first 16 are the stable schema;
 /// columns may be added at the end, never removed or reordered.
-pub const RATINGS_COLUMNS: [&str; 19] = [
+pub const RATINGS_COLUMNS: [&str; 20] = [
     "bot",
     "games",
     "wins",
@@ -35,6 +35,7 @@ pub const RATINGS_COLUMNS: [&str; 19] = [
     "score_lo",
     "score_hi",
     "bt_mle",
+    "bt_note",
 ];
 
 /// `crosstable.csv` columns: one row per pair that played, `bot` placed
@@ -74,12 +75,13 @@ pub fn spreadsheet_safe(text: &str) -> Cow<'_, str> {
 pub fn load_pool(path: &Path) -> Result<Pool, LoadError> {
     let mut b = PoolBuilder::default();
     store::scan_games(path, |g| match g {
-        GameLine::Record(r) => b.add(
+        GameLine::Record(r) => b.add_keyed(
             r.index,
             r.round,
             r.pair,
             [&r.seats[0].name, &r.seats[1].name],
             r.result,
+            Some(crate::run::distinct::game_key(r)),
         ),
         GameLine::Row(r) => b.add(
             r.index,
@@ -102,7 +104,7 @@ pub fn write_ratings_csv<W: Write>(out: W, s: &Ratings) -> csv::Result<()> {
     w.write_record(RATINGS_COLUMNS)?;
     for b in &s.bots {
         let r = &b.record;
-        let wilson = r.wilson_pct();
+        let wilson = b.evidence.wilson_pct();
         w.write_record([
             spreadsheet_safe(&b.name).into_owned(),
             r.games().to_string(),
@@ -123,6 +125,7 @@ pub fn write_ratings_csv<W: Write>(out: W, s: &Ratings) -> csv::Result<()> {
             opt(wilson.map(|i| i.lo), 2),
             opt(wilson.map(|i| i.hi), 2),
             b.bt_mle.as_str().to_string(),
+            note(b),
         ])?;
     }
     w.flush()?;
@@ -135,7 +138,7 @@ pub fn write_crosstable_csv<W: Write>(out: W, s: &Ratings) -> csv::Result<()> {
     w.write_record(CROSSTABLE_COLUMNS)?;
     for c in &s.crosstable {
         let r = &c.record;
-        let wilson = r.wilson_pct();
+        let wilson = c.evidence.wilson_pct();
         w.write_record([
             spreadsheet_safe(&c.bot).into_owned(),
             spreadsheet_safe(&c.opponent).into_owned(),
@@ -219,6 +222,7 @@ pub fn rows(s: &Ratings) -> Vec<RatingsRow> {
             glicko: Some(b.glicko),
             glicko_rd: Some(b.glicko_rd),
             los_next: b.los_next,
+            bt_note: note(b),
         })
         .collect()
 }
@@ -230,13 +234,24 @@ pub fn write_ratings_for_records(
     records: &[GameRecord],
     opts: &RatingOptions,
 ) -> Result<Ratings, WriteError> {
-    let played: Vec<Played> = records.iter().map(Played::from).collect();
-    let s = rating::compute(&played, opts);
+    let mut b = PoolBuilder::default();
+    for r in records {
+        b.add_keyed(
+            r.index,
+            r.round,
+            r.pair,
+            [&r.seats[0].name, &r.seats[1].name],
+            r.result,
+            Some(crate::run::distinct::game_key(r)),
+        );
+    }
+    let s = rating::compute_pool(&b.finish(), opts);
     write_ratings_files(dir, &s)?;
     Ok(s)
 }
 
-/// The same from `games.csv` rows.
+/// The same from `games.csv` rows (which hold no moves: no pair is taken
+/// for a repeat).
 pub fn write_ratings_for_rows(
     dir: &Path,
     rows: &[CsvRow],
@@ -254,6 +269,63 @@ fn end(x: f64) -> String {
         if x > 0.0 { "inf" } else { "-inf" }.to_string()
     } else {
         format!("{x:.0}")
+    }
+}
+
+/// What a bot's interval can say, in plain words: the console's note and
+/// `ratings.csv`'s `bt_note` (empty for a bot of the main group).
+pub fn note(b: &BotRating) -> String {
+    let r = &b.record;
+    let bound = |x: Option<f64>| x.map_or_else(String::new, |v| format!("{v:.0}"));
+    match b.place {
+        Place::Main => String::new(),
+        Place::Reference => "anchor: the others are rated against it".into(),
+        Place::Above if r.losses == 0 && r.draws == 0 => format!(
+            "won every game: at least {}",
+            bound(b.bt_interval.map(|i| i.lo))
+        ),
+        Place::Above => format!(
+            "won every game against the bots below it: at least {}",
+            bound(b.bt_interval.map(|i| i.lo))
+        ),
+        Place::Below if r.wins == 0 && r.draws == 0 => format!(
+            "lost every game: at most {}",
+            bound(b.bt_interval.map(|i| i.hi))
+        ),
+        Place::Below => format!(
+            "lost every game against the bots above it: at most {}",
+            bound(b.bt_interval.map(|i| i.hi))
+        ),
+        Place::Unordered => "no result orders it against the main group: no bound".into(),
+        Place::Apart => "never met the main group, directly or through other bots: no bound".into(),
+        Place::NoGames => "no rated games".into(),
+    }
+}
+
+/// Where the scale's zero is, when that is worth saying: an anchor bot, or
+/// a main group that is not the whole pool.
+fn scale_line(s: &Ratings) -> Option<String> {
+    let main: Vec<&BotRating> = s
+        .bots
+        .iter()
+        .filter(|b| s.reference.contains(&b.name))
+        .collect();
+    let played = s.bots.iter().filter(|b| b.place != Place::NoGames).count();
+    let mean = main.iter().map(|b| b.bt_elo).sum::<f64>() / main.len().max(1) as f64;
+    let anchor = s
+        .anchor_bot
+        .as_ref()
+        .and_then(|a| s.bots.iter().find(|b| &b.name == a));
+    match (anchor, main.len()) {
+        (Some(a), _) => Some(format!(
+            "scale: {} at {:.0} (--anchor); the main group averages {mean:.0}",
+            crate::display::escape(&a.name),
+            a.bt_elo
+        )),
+        (None, m) if m > 0 && m < played => {
+            Some(format!("scale: the main group averages {mean:.0}"))
+        }
+        _ => None,
     }
 }
 
@@ -295,18 +367,7 @@ pub fn standings_table(s: &Ratings) -> String {
         let interval = b
             .bt_interval
             .map_or_else(String::new, |i| format!("[{}, {}]", end(i.lo), end(i.hi)));
-        let note = match b.bt_mle {
-            Mle::Exists => "",
-            Mle::NoGames => "no rated games",
-            Mle::Split => "no MLE: pool split into groups that never met",
-            Mle::NoLoss => {
-                "no MLE: lost no point to the rest (alone, or with the bots it lost or drew to)"
-            }
-            Mle::NoWin => {
-                "no MLE: won no point from the rest (alone, or with the bots it beat or drew)"
-            }
-            Mle::Elsewhere => "no MLE: others unbounded, so is the average",
-        };
+        let note = note(b);
         let line = format!(
             "{:>3} {:<width$} {:>6} {:>5} {:>5} {:>5} {:>6} {:>7.1} {:>16} {:>11}  {}",
             i + 1,
@@ -330,19 +391,34 @@ pub fn standings_table(s: &Ratings) -> String {
             "Bradley-Terry fit with {p} virtual draw{} per bot (--prior-draws)",
             if p == 1.0 { "" } else { "s" }
         ),
-        Estimate::Fallback => format!(
-            "no maximum-likelihood estimate exists (see note): Bradley-Terry fit with {} \
-             virtual draw per bot",
-            RatingOptions::FALLBACK_PRIOR_DRAWS
+        Estimate::Groups => format!(
+            "no maximum-likelihood fit of the whole pool exists (some bots won or lost every \
+             game against the others); the main group, {} bots that won and lost points among \
+             themselves, is fitted alone, and the bots above or below it are placed at their \
+             one-sided bounds (note)",
+            s.bots
+                .iter()
+                .filter(|b| matches!(b.place, Place::Main | Place::Reference))
+                .count()
         ),
     };
     let _ = writeln!(t, "bt_elo: {what}");
+    if let Some(line) = scale_line(s) {
+        let _ = writeln!(t, "{line}");
+    }
     let _ = writeln!(
         t,
         "95% interval: score test over seat-swapped pairs (inf: no bound); \
          LOS vs next: confidence that the bot is stronger than the next one"
     );
     let _ = write!(t, "{} games rated", s.games);
+    if s.repeats > 0 {
+        let _ = write!(
+            t,
+            " ({} of them in pairs that repeat an earlier pair move for move: counted once)",
+            s.repeats
+        );
+    }
     if s.self_play > 0 {
         let _ = write!(t, ", {} self-play games left out", s.self_play);
     }

@@ -169,6 +169,10 @@ pub fn standings_table(totals: &RunTotals, ratings: Option<&[RatingsRow]>) -> Ta
                 numeric.push(true);
             }
         }
+        if r.iter().any(|row| !row.bt_note.is_empty()) {
+            columns.push("note".to_string());
+            numeric.push(false);
+        }
     } else {
         source = "records";
     }
@@ -202,12 +206,13 @@ pub fn standings_table(totals: &RunTotals, ratings: Option<&[RatingsRow]>) -> Ta
             let dec = col.decimals;
             row.push(match (v, e) {
                 (None, _) => String::new(),
-                (Some(lo), Some(hi)) if col.interval => {
-                    format!("{} .. {}", fmt_num(lo, dec), fmt_num(hi, dec))
-                }
+                (Some(lo), Some(hi)) if col.interval => interval_text(lo, hi, dec),
                 (Some(v), Some(e)) => format!("{} ± {}", fmt_num(v, dec), fmt_num(e, dec)),
                 (Some(v), None) => fmt_num(v, dec),
             });
+        }
+        if columns.last().is_some_and(|c| c == "note") {
+            row.push(rated.map_or_else(String::new, |r| r.bt_note.clone()));
         }
         rows.push(row);
     }
@@ -217,6 +222,17 @@ pub fn standings_table(totals: &RunTotals, ratings: Option<&[RatingsRow]>) -> Ta
         numeric,
         rows,
         bots,
+    }
+}
+
+/// An interval as the table shows it; an open end is marked, not shown as
+/// a number: `>= lo` when only a lower bound exists, `<= hi`, `unbounded`.
+fn interval_text(lo: f64, hi: f64, dec: usize) -> String {
+    match (lo.is_finite(), hi.is_finite()) {
+        (true, true) => format!("{} .. {}", fmt_num(lo, dec), fmt_num(hi, dec)),
+        (true, false) => format!("\u{2265} {}", fmt_num(lo, dec)),
+        (false, true) => format!("\u{2264} {}", fmt_num(hi, dec)),
+        (false, false) => "unbounded".to_string(),
     }
 }
 
@@ -569,6 +585,36 @@ mod tests {
         assert_eq!(chart.bars.len(), 4);
         assert_eq!((chart.bars[0].lo, chart.bars[0].hi), (-10.0, 110.0));
         assert_eq!(chart.reference, (50.0 - 20.0 + 0.0 + 0.0) / 4.0);
+    }
+
+    /// An open interval is written as the bound it is, and the note says
+    /// why; the control: without notes there is no note column.
+    #[test]
+    fn open_intervals_are_marked_and_explained() {
+        let csv = "bot,bt_elo,bt_lo,bt_hi,bt_note\n\
+                   c,1700,1700,inf,won every game: at least 1700\n\
+                   a,1500,1400,1600,\n\
+                   b,1300,-inf,1300,lost every game: at most 1300\n";
+        let r = crate::store::parse_ratings(csv).unwrap();
+        let t = standings_table(&RunTotals::of(&sample()), Some(&r));
+        let col = |name: &str| t.columns.iter().position(|c| c == name).unwrap();
+        let cells: Vec<(&str, &str)> = t
+            .rows
+            .iter()
+            .map(|row| (row[col("95% interval")].as_str(), row[col("note")].as_str()))
+            .collect();
+        assert_eq!(
+            cells,
+            [
+                ("\u{2265} 1700", "won every game: at least 1700"),
+                ("1400 .. 1600", ""),
+                ("\u{2264} 1300", "lost every game: at most 1300"),
+            ]
+        );
+        assert!(!t.numeric[col("note")]);
+        let plain = crate::store::parse_ratings("bot,bt_elo,bt_lo,bt_hi\na,1,0,2\n").unwrap();
+        let t = standings_table(&RunTotals::of(&sample()), Some(&plain));
+        assert!(!t.columns.iter().any(|c| c == "note"));
     }
 
     #[test]

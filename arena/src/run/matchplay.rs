@@ -112,19 +112,35 @@ pub struct MatchSummary {
 #[derive(Clone, Debug)]
 struct PairTest {
     sprt: Sprt,
-    first: f64,
+    /// The first game of the pair being played: the first bot's points and
+    /// the game's key.
+    first: (f64, u64),
+    /// The pairs so far, by their games' keys: a pair that exactly repeats
+    /// one of them is no new evidence.
+    seen: std::collections::HashSet<[u64; 2]>,
 }
 
 impl PairTest {
+    fn new(sprt: Sprt) -> PairTest {
+        PairTest {
+            sprt,
+            first: (0.0, 0),
+            seen: Default::default(),
+        }
+    }
+
     /// Adds game `r`; after the second game of a pair, the test's status.
     fn add(&mut self, r: &GameRecord) -> Option<SprtStatus> {
         // The first bot sits in seat 0 of even games.
         let points = r.result.points((r.index % 2) as usize);
+        let key = crate::run::distinct::game_key(r);
         if r.index.is_multiple_of(2) {
-            self.first = points;
+            self.first = (points, key);
             None
+        } else if self.seen.insert([self.first.1, key]) {
+            Some(self.sprt.record_pair(self.first.0, points))
         } else {
-            Some(self.sprt.record_pair(self.first, points))
+            Some(self.sprt.record_repeat())
         }
     }
 }
@@ -220,10 +236,7 @@ pub async fn run_match_with(
         warnings: run.warnings.clone(),
         record_states: run.record_states,
     };
-    let test = config.sprt.map(|p| PairTest {
-        sprt: Sprt::new(p),
-        first: 0.0,
-    });
+    let test = config.sprt.map(|p| PairTest::new(Sprt::new(p)));
     let stop = test.clone().map(|mut rule| {
         let text = format!("sprt {}", rule.sprt.params());
         let rule: crate::store::StopRule = Box::new(move |r: &GameRecord| match rule.add(r) {
