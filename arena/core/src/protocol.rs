@@ -216,8 +216,22 @@ pub enum ToBot<'a> {
         /// Further fields (`scores`, `plies`).
         extra: Cow<'a, [(String, String)]>,
     },
+    /// `isready`: after `newgame` (and the opening's `played` lines), to a
+    /// bot whose `ready` announced it ([`announces_isready`]): prepare for
+    /// this game, off the clock, and answer `readyok`.
+    IsReady,
     /// `quit`
     Quit,
+}
+
+/// The word a bot's `ready` text holds (a token of its own) to ask for an
+/// untimed set-up at each game: `isready` after `newgame`, answered with
+/// `readyok` within the start-up limit.
+pub const ISREADY: &str = "isready";
+
+/// Whether a `ready` text asks for [`ToBot::IsReady`] at each game.
+pub fn announces_isready(ready_text: &str) -> bool {
+    ready_text.split_whitespace().any(|t| t == ISREADY)
 }
 
 impl Display for ToBot<'_> {
@@ -258,6 +272,7 @@ impl Display for ToBot<'_> {
                 }
                 Ok(())
             }
+            ToBot::IsReady => f.write_str(ISREADY),
             ToBot::Quit => f.write_str("quit"),
         }
     }
@@ -379,6 +394,7 @@ impl FromStr for ToBot<'static> {
                 })
             }
             "quit" => Ok(ToBot::Quit),
+            ISREADY => Ok(ToBot::IsReady),
             _ => Err(MessageError::Unknown(truncate(line, SHOW))),
         }
     }
@@ -396,6 +412,8 @@ pub enum FromBot {
     Move(String),
     /// `info <free text>`
     Info(String),
+    /// `readyok`: the answer to `isready` (set up for the game).
+    ReadyOk,
 }
 
 impl Display for FromBot {
@@ -405,6 +423,7 @@ impl Display for FromBot {
             FromBot::Ready(t) => ("ready", t),
             FromBot::Move(m) => ("move", m),
             FromBot::Info(t) => ("info", t),
+            FromBot::ReadyOk => return f.write_str("readyok"),
         };
         f.write_str(word)?;
         if !text.is_empty() {
@@ -509,6 +528,7 @@ pub fn parse_line(line: &str) -> Result<FromBot, LineError> {
         }
         "info" => Ok(FromBot::Info(rest.to_string())),
         "ready" => Ok(FromBot::Ready(rest.to_string())),
+        "readyok" => Ok(FromBot::ReadyOk),
         _ => Err(LineError::Unknown(truncate(line, SHOW))),
     }
 }
@@ -581,6 +601,7 @@ mod tests {
                 },
                 "gameover loss timeout plies=3",
             ),
+            (ToBot::IsReady, "isready"),
             (ToBot::Quit, "quit"),
         ];
         for (msg, text) in cases {
@@ -640,6 +661,7 @@ mod tests {
             FromBot::Move("a1-a3".into()),
             FromBot::Info("depth 3".into()),
             FromBot::Info(String::new()),
+            FromBot::ReadyOk,
             FromBot::Empty,
         ] {
             assert_eq!(msg.to_string().parse::<FromBot>(), Ok(msg));
@@ -673,6 +695,16 @@ mod tests {
         );
         assert_eq!(parse_line("info"), Ok(FromBot::Info(String::new())));
         assert_eq!(parse_bytes(b"move xd6\r"), Ok(FromBot::Move("xd6".into())));
+    }
+
+    #[test]
+    fn isready_is_asked_for_by_a_word_of_its_own() {
+        assert!(announces_isready("mybot 1.0 isready"));
+        assert!(announces_isready("isready"));
+        assert!(!announces_isready("mybot 1.0"));
+        assert!(!announces_isready("isready=no-such-thing notisready"));
+        assert_eq!(parse_line("readyok"), Ok(FromBot::ReadyOk));
+        assert_eq!(parse_line("readyok \r"), Ok(FromBot::ReadyOk));
     }
 
     #[test]

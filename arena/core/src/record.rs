@@ -231,6 +231,10 @@ pub struct SeatRecord {
     /// absent when no budget was set.
     #[serde(default, skip_serializing_if = "crate::protocol::Budget::is_empty")]
     pub budget: crate::protocol::Budget,
+    /// The text of its `ready` line (control characters replaced, cut to
+    /// 200 characters); absent when it never got that far.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ready: Option<String>,
 }
 
 /// One move as played.
@@ -339,6 +343,16 @@ pub struct CsvRow {
     pub round: u64,
     pub pair: u64,
     pub detail: String,
+    /// The seat that forfeited (empty: none). The last three columns came
+    /// later: files without them still read (as no offender, no points).
+    #[serde(default)]
+    pub offender: Option<Seat>,
+    /// Points of seat 0 and seat 1: 1, 0.5 or 0 (`score0`/`score1` are
+    /// the game's own scores: seeds, pieces).
+    #[serde(default)]
+    pub points0: f64,
+    #[serde(default)]
+    pub points1: f64,
 }
 
 /// `games.csv`'s header: the fields of [`CsvRow`], in order.
@@ -357,6 +371,9 @@ pub const CSV_HEADER: &[&str] = &[
     "round",
     "pair",
     "detail",
+    "offender",
+    "points0",
+    "points1",
 ];
 
 /// A cell that no spreadsheet takes for a formula: text starting with `=`,
@@ -392,6 +409,9 @@ impl From<&GameRecord> for CsvRow {
             round: r.round,
             pair: r.pair,
             detail: csv_cell(r.detail.as_deref().unwrap_or("")).into_owned(),
+            offender: r.offender,
+            points0: r.result.points(0),
+            points1: r.result.points(1),
         }
     }
 }

@@ -356,6 +356,8 @@ pub fn run(args: MatchArgs) -> Result<(), Error> {
         affinity: args.affinity,
         warnings: warning.into_iter().collect(),
         record_states: args.record_states as usize,
+        dead_bot_stop: (args.on_bot_failure == arena::run::config::OnBotFailure::Stop)
+            .then_some(arena::run::runner::DEAD_BOT_GAMES),
     };
     super::runtime()?.block_on(async {
         // Fail fast: both bots must start and answer `ready` before the

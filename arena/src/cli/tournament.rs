@@ -131,6 +131,7 @@ fn run_one(args: &TournamentArgs, path: &Path) -> Result<(), Error> {
         affinity: args.affinity,
         warnings,
         record_states: config.record_states as usize,
+        dead_bot_stop: check.then_some(run::DEAD_BOT_GAMES),
     };
     // Games run on threads of their own (`lanes::Lanes`); this thread
     // only schedules them and collects the records.

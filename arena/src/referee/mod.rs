@@ -392,10 +392,13 @@ fn start_failure(
 ) -> GameRecord {
     let seats = [0, 1].map(|s| {
         let log = setup.log_path(s, &players[s].spec.name);
+        // The bot that did start has its `ready` text.
+        let ready = players[s].bot.as_ref().map(|b| b.ready_text.as_str());
         seat_record(
             &players[s].spec,
             log.as_deref().filter(|p| p.exists()),
             setup.budgets[s],
+            ready,
         )
     });
     let state = setup.game.initial_state().to_string();
@@ -597,6 +600,47 @@ mod tests {
         while let Some(done) = set.join_next().await {
             done.unwrap();
         }
+    }
+
+    /// A bot that sets up for 1.5 s at each game loses nothing on time at
+    /// 200 ms per move when it asks for `isready` (both seats, a kept bot's
+    /// second game too); the control, the same set-up on `newgame`, loses
+    /// on time at its first move. A set-up longer than the start-up limit
+    /// is a `timeout`.
+    #[tokio::test]
+    async fn an_untimed_set_up_at_each_game_costs_no_time() {
+        let s = setup(9, 200);
+        let slow = |isready: bool| {
+            let mut args = vec!["--setup-ms", "1500"];
+            args.extend(isready.then_some("--isready"));
+            testbot(if isready { "setup" } else { "loader" }, &args)
+        };
+        let (mut a, mut b) = (BotSlot::new(slow(true)), BotSlot::new(slow(true)));
+        for _ in 0..2 {
+            let r = run_game(&s, [&mut a, &mut b], true, &limits()).await;
+            assert_eq!(r.reason, Reason::Normal, "{:?}", r.detail);
+            assert!(r.moves.len() >= 5, "{r:?}");
+        }
+        let pids = [&a, &b].map(|p| p.bot().expect("kept").pid());
+        assert_ne!(pids[0], pids[1]);
+        a.release().await;
+        b.release().await;
+
+        let r = game(&s, testbot("good", &[]), slow(false)).await;
+        assert_forfeit(&r, Reason::Timeout, "no move within 200 ms");
+        assert_eq!(r.moves.len(), 1, "it lost at its first move: {r:?}");
+
+        let mut short = limits();
+        short.startup = Duration::from_millis(1500);
+        let late = testbot("late", &["--setup-ms", "4000", "--isready"]);
+        let (mut good, mut late) = (BotSlot::new(testbot("good", &[])), BotSlot::new(late));
+        let r = run_game(&s, [&mut good, &mut late], false, &short).await;
+        assert_forfeit(
+            &r,
+            Reason::Timeout,
+            "no `readyok` within 1500 ms of `isready`",
+        );
+        assert!(r.moves.is_empty(), "{r:?}");
     }
 
     #[tokio::test]

@@ -461,6 +461,7 @@ mod tests {
             command: vec!["./bot".into()],
             log: None,
             budget: Default::default(),
+            ready: None,
         };
         GameRecord {
             index,

@@ -451,6 +451,7 @@ mod tests {
             command: vec![],
             log: None,
             budget: Default::default(),
+            ready: None,
         };
         GameRecord {
             index,

@@ -63,6 +63,8 @@ pub struct MatchRun {
     pub warnings: Vec<String>,
     /// Records keep the state of every this-many plies (1: every ply).
     pub record_states: usize,
+    /// As [`RunOptions::dead_bot_stop`].
+    pub dead_bot_stop: Option<u32>,
 }
 
 impl Default for MatchRun {
@@ -74,6 +76,8 @@ impl Default for MatchRun {
             affinity: false,
             warnings: Vec::new(),
             record_states: 1,
+            // A library run plays on: its bots lose what they cannot play.
+            dead_bot_stop: None,
         }
     }
 }
@@ -219,6 +223,7 @@ pub async fn run_match_with(
         affinity: run.affinity,
         warnings: run.warnings.clone(),
         record_states: run.record_states,
+        dead_bot_stop: run.dead_bot_stop,
     };
     let test = config.sprt.map(|p| PairTest {
         sprt: Sprt::new(p),

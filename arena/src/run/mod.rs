@@ -22,4 +22,6 @@ pub mod schedule;
 
 pub use progress::ProgressMode;
 pub use referee_player::RefereePlayer;
-pub use runner::{run, run_with, Hooks, Player, PlayerError, RunOptions, Summary, TournamentError};
+pub use runner::{
+    run, run_with, Hooks, Player, PlayerError, RunOptions, Summary, TournamentError, DEAD_BOT_GAMES,
+};

@@ -16,7 +16,7 @@ use super::schedule::{self, GameJob, Shard};
 use crate::lanes::Lanes;
 use crate::standings::Standings;
 use crate::store::{self, Manifest, RunLock, StopRule, StoreError, Writer, GAMES_JSONL, MANIFEST};
-use arena_core::record::GameRecord;
+use arena_core::record::{GameRecord, Reason};
 
 /// Why a tournament or a merge stopped.
 #[derive(Debug, thiserror::Error)]
@@ -36,6 +36,64 @@ pub enum TournamentError {
         done: usize,
         total: usize,
     },
+    /// A bot died before its first move in too many of its games in a row
+    /// ([`RunOptions::dead_bot_stop`]): the rest would be forfeits too.
+    #[error("bot `{}` died before its first move in {} games in a row (the last, game {}: {}{}); the run stopped: {done} of {total} games are saved in {}; fix the bot and run again with --resume to play the rest, or set on_bot_failure = \"forfeit\" to let it lose its games", dead.bot, dead.games, dead.index, dead.detail, dead.log.as_ref().map(|l| format!("; its stderr: {}", dir.join(l).display())).unwrap_or_default(), dir.display())]
+    DeadBot {
+        dead: Box<DeadBot>,
+        dir: PathBuf,
+        done: usize,
+        total: usize,
+    },
+}
+
+/// A bot that died before its first move in several of its games in a row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeadBot {
+    pub bot: String,
+    /// How many games in a row.
+    pub games: u32,
+    /// The last of them: its index, the referee's words, its stderr log
+    /// (relative to the run directory) if it wrote any.
+    pub index: u64,
+    pub detail: String,
+    pub log: Option<String>,
+}
+
+/// Counts, per bot, its games in a row (in schedule order) in which its
+/// process died (a `crash`: it could not be started, or exited) before it
+/// made a move of its own.
+#[derive(Debug)]
+struct DeadStreaks {
+    limit: u32,
+    streak: BTreeMap<String, u32>,
+}
+
+impl DeadStreaks {
+    /// Adds a game; the bot whose streak reaches the limit, if any.
+    fn add(&mut self, r: &GameRecord) -> Option<DeadBot> {
+        let mut reached = None;
+        for (seat, s) in r.seats.iter().enumerate() {
+            let moved = r.moves[r.opening_plies.min(r.moves.len())..]
+                .iter()
+                .any(|m| m.seat == seat);
+            // Both bots failing to start is a draw with no offender.
+            let offender = r.offender.is_none_or(|o| o == seat);
+            let dead = r.reason == Reason::Crash && offender && !moved;
+            let streak = self.streak.entry(s.name.clone()).or_default();
+            *streak = if dead { *streak + 1 } else { 0 };
+            if dead && *streak >= self.limit && reached.is_none() {
+                reached = Some(DeadBot {
+                    bot: s.name.clone(),
+                    games: *streak,
+                    index: r.index,
+                    detail: r.detail.clone().unwrap_or_default(),
+                    log: s.log.clone(),
+                });
+            }
+        }
+        reached
+    }
 }
 
 /// Why a [`Player`] could not play a game: arena's or the machine's fault,
@@ -121,7 +179,17 @@ pub struct RunOptions {
     /// Records keep the state after every this-many plies and the last
     /// (`record_states`; 1, the default: every ply).
     pub record_states: usize,
+    /// Stops the run (resumable) when a bot's process dies before its first
+    /// move in this many of its games in a row, counted over the games this
+    /// invocation plays ([`DEAD_BOT_GAMES`] with `on_bot_failure = "stop"`);
+    /// `None`: it loses them all.
+    pub dead_bot_stop: Option<u32>,
 }
+
+/// Games in a row a bot may die before its first move, with
+/// `on_bot_failure = "stop"`, before the run stops: one is bad luck, three
+/// are a broken bot (a model file gone, a crash on `newgame`).
+pub const DEAD_BOT_GAMES: u32 = 3;
 
 /// What a finished run reports.
 #[derive(Clone, Debug)]
@@ -242,6 +310,12 @@ pub async fn run_with<P: Player>(
     let (otx, mut orx) = tokio::sync::mpsc::unbounded_channel::<(GameRecord, bool)>();
     let observed = each.is_some();
     let writer_ended = ended.clone();
+    let mut streaks = opts.dead_bot_stop.map(|limit| DeadStreaks {
+        limit,
+        streak: BTreeMap::new(),
+    });
+    let dead = Arc::new(std::sync::Mutex::new(None::<DeadBot>));
+    let writer_dead = dead.clone();
     let writer_task = tokio::task::spawn_blocking(
         move || -> Result<(Writer, Standings, Progress, usize), TournamentError> {
             let mut played_now = 0;
@@ -264,6 +338,15 @@ pub async fn run_with<P: Player>(
                 for r in ordered {
                     let old = resumed.contains(&r.index);
                     played_now += usize::from(!old);
+                    if let Some(found) = streaks.as_mut().filter(|_| !old).and_then(|s| s.add(&r)) {
+                        // The games still running finish as forfeits or
+                        // not at all: the run stops here, resumable.
+                        let mut slot = writer_dead.lock().unwrap_or_else(|e| e.into_inner());
+                        if slot.is_none() {
+                            *slot = Some(found);
+                            writer_ended.notify_one();
+                        }
+                    }
                     if observed {
                         let _ = otx.send((r, old));
                     }
@@ -311,6 +394,14 @@ pub async fn run_with<P: Player>(
         (Ok(()), Ok(x)) => x,
     };
     progress.finish();
+    if let Some(dead) = dead.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        return Err(TournamentError::DeadBot {
+            dead: Box::new(dead),
+            dir: dir.clone(),
+            done: writer.finished(),
+            total: jobs.len(),
+        });
+    }
     let games = writer.written();
     if let Some(why) = writer.stopped() {
         // Games that finished after the deciding one are not part of the run.
@@ -585,6 +676,8 @@ mod tests {
         bots: Vec<String>,
         fail_at: Option<u64>,
         played: AtomicUsize,
+        /// This bot's process dies before its first move in every game.
+        dead: Option<String>,
     }
 
     fn fake(c: &Normalized, fail_at: Option<u64>) -> Arc<Fake> {
@@ -592,6 +685,7 @@ mod tests {
             bots: c.bots.iter().map(|b| b.name.clone()).collect(),
             fail_at,
             played: AtomicUsize::new(0),
+            dead: None,
         })
     }
 
@@ -602,18 +696,45 @@ mod tests {
                 return Err(io::Error::other("simulated failure").into());
             }
             self.played.fetch_add(1, Ordering::SeqCst);
-            let seat = |s: usize| SeatRecord {
-                name: self.bots[job.seats[s]].clone(),
-                command: vec!["true".into()],
-                log: None,
-                budget: Default::default(),
-            };
             let result = match (job.seed ^ job.index) % 3 {
                 0 => GameResult::Seat0Wins,
                 1 => GameResult::Seat1Wins,
                 _ => GameResult::Draw,
             };
-            Ok(GameRecord {
+            let dead = (0..2).find(|&s| self.dead.as_ref() == Some(&self.bots[job.seats[s]]));
+            if let Some(d) = dead {
+                return Ok(GameRecord {
+                    result: GameResult::win_for(1 - d),
+                    reason: Reason::Crash,
+                    offender: Some(d),
+                    detail: Some("exited with code 1".into()),
+                    // A move of the opponent's, before the dead bot's first.
+                    moves: vec![arena_core::record::MoveRecord {
+                        seat: 1 - d,
+                        mv: "a1".into(),
+                        ms: 1.0,
+                        cpu_ms: None,
+                        info: vec![],
+                        state: "4 1".into(),
+                        effects: Default::default(),
+                    }],
+                    ..self.record(&job, result)
+                });
+            }
+            Ok(self.record(&job, result))
+        }
+    }
+
+    impl Fake {
+        fn record(&self, job: &GameJob, result: GameResult) -> GameRecord {
+            let seat = |s: usize| SeatRecord {
+                name: self.bots[job.seats[s]].clone(),
+                command: vec!["true".into()],
+                log: None,
+                budget: Default::default(),
+                ready: None,
+            };
+            GameRecord {
                 index: job.index,
                 round: job.round,
                 pair: job.pair,
@@ -632,7 +753,7 @@ mod tests {
                 offender: None,
                 clock: Default::default(),
                 duration_ms: 0,
-            })
+            }
         }
     }
 
@@ -647,6 +768,7 @@ mod tests {
             affinity: false,
             warnings: Vec::new(),
             record_states: 1,
+            dead_bot_stop: None,
         }
     }
 
@@ -758,6 +880,86 @@ mod tests {
         rt.block_on(run(&c, player.clone(), &o)).unwrap();
         assert_eq!(player.played.load(Ordering::SeqCst), 0);
         assert_eq!(files(&whole), files(&part));
+    }
+
+    /// A bot whose process dies before its first move in 3 of its games in
+    /// a row stops the run, resumable, naming it; once it plays, `--resume`
+    /// finishes the run as if nothing had happened. The control: with
+    /// `dead_bot_stop` off the run plays all its games as forfeits.
+    #[test]
+    fn a_bot_dead_in_three_games_in_a_row_stops_the_run_and_resume_finishes_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let c = config(3, 4, 5);
+        let rt = rt();
+        let broken = || {
+            let mut f = fake(&c, None);
+            Arc::get_mut(&mut f).unwrap().dead = Some("bot2".into());
+            f
+        };
+        let forfeits = tmp.path().join("forfeits");
+        let s = rt.block_on(run(&c, broken(), &opts(&forfeits, 1))).unwrap();
+        assert_eq!(s.games, 12);
+        let whole = tmp.path().join("whole");
+        rt.block_on(run(&c, fake(&c, None), &opts(&whole, 1)))
+            .unwrap();
+
+        let dir = tmp.path().join("stopped");
+        let mut o = opts(&dir, 1);
+        o.dead_bot_stop = Some(DEAD_BOT_GAMES);
+        let err = rt.block_on(run(&c, broken(), &o)).unwrap_err();
+        let TournamentError::DeadBot {
+            dead, done, total, ..
+        } = &err
+        else {
+            panic!("{err}");
+        };
+        assert_eq!((dead.bot.as_str(), dead.games, *total), ("bot2", 3, 12));
+        // Games that finished while the stop was on its way are kept too.
+        assert_eq!(dead.index, 2, "bot2 plays the first three games");
+        assert!(*done >= 3 && *done < 12, "{err}");
+        let text = err.to_string();
+        for words in [
+            "bot `bot2` died before its first move in 3 games in a row (the last, game 2: exited with code 1)",
+            "of 12 games are saved",
+            "fix the bot and run again with --resume",
+            "on_bot_failure = \"forfeit\"",
+        ] {
+            assert!(text.contains(words), "{text}");
+        }
+        assert_eq!(Manifest::read(&dir).unwrap().unwrap().status, "running");
+        let saved = || -> usize {
+            let files =
+                [GAMES_JSONL, JOURNAL].map(|f| read_records(&dir.join(f)).unwrap_or_default());
+            files
+                .iter()
+                .flatten()
+                .map(|r| r.index)
+                .collect::<BTreeSet<u64>>()
+                .len()
+        };
+        // Resumed with the bot still broken: it stops again after 3 more of
+        // its games (those of the earlier run do not count).
+        o.resume = true;
+        let again = rt.block_on(run(&c, broken(), &o)).unwrap_err();
+        let TournamentError::DeadBot { dead: again, .. } = &again else {
+            panic!("{again}");
+        };
+        assert!(again.index > dead.index + 2, "{again:?}");
+        let before = saved();
+        assert!(before < 12);
+        let s = rt.block_on(run(&c, fake(&c, None), &o)).unwrap();
+        assert_eq!((s.games, s.played_now), (12, 12 - before));
+        // Its dead games stay forfeits; the rest are what the whole run played.
+        let (stopped, whole) = (
+            read_records(&dir.join(GAMES_JSONL)).unwrap(),
+            read_records(&whole.join(GAMES_JSONL)).unwrap(),
+        );
+        assert_eq!(stopped.len(), 12);
+        for (a, b) in stopped.iter().zip(&whole) {
+            if a.reason == Reason::Normal {
+                assert_eq!(a, b);
+            }
+        }
     }
 
     #[test]

@@ -82,6 +82,7 @@ pub fn random_game(
         command: vec!["./random-bot".into()],
         log: None,
         budget: Default::default(),
+        ready: None,
     };
     GameRecord {
         index,
@@ -212,6 +213,7 @@ pub fn fixture_records() -> Vec<GameRecord> {
                 command: vec![],
                 log: None,
                 budget: Default::default(),
+                ready: None,
             };
             records.push(GameRecord {
                 index,

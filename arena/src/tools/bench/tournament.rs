@@ -35,6 +35,7 @@ fn tournament_once(
         affinity: false,
         warnings: Vec::new(),
         record_states: 1,
+        dead_bot_stop: None,
     };
     reset_peak();
     let before = status_kib("VmRSS:").unwrap_or(0.0);
