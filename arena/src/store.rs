@@ -1209,7 +1209,11 @@ fn is_log_name(name: &str) -> bool {
 
 /// The game index in a log's name, if `name` is one arena gives logs.
 fn log_game(name: &str) -> Option<u64> {
-    let rest = name.strip_prefix("game")?.strip_suffix(".log")?;
+    let rest = name.strip_prefix("game")?;
+    // A stderr log, or a transcript (`transcript = true`).
+    let rest = rest
+        .strip_suffix(".log")
+        .or_else(|| rest.strip_suffix(".transcript"))?;
     let digits = rest.chars().take_while(char::is_ascii_digit).count();
     let seat = rest[digits..].strip_prefix("-seat")?;
     let ok = digits >= 5

@@ -235,6 +235,10 @@ pub struct SeatRecord {
     /// 200 characters); absent when it never got that far.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ready: Option<String>,
+    /// Its conversation with the referee in this game, both ways, if one
+    /// was kept (`transcript = true`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transcript: Option<String>,
 }
 
 /// One move as played.

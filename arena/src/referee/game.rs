@@ -78,6 +78,7 @@ pub(super) fn seat_record(
         log: log.map(|p| p.display().to_string()),
         budget,
         ready: ready.map(str::to_string),
+        transcript: None,
     }
 }
 

@@ -171,6 +171,15 @@ impl GameSetup {
 
     /// The stderr log file of `seat`'s bot in this game.
     pub fn log_path(&self, seat: Seat, name: &str) -> Option<PathBuf> {
+        self.seat_file(seat, name, "log")
+    }
+
+    /// The transcript file of `seat`'s bot in this game (`transcript = true`).
+    pub fn transcript_path(&self, seat: Seat, name: &str) -> Option<PathBuf> {
+        self.seat_file(seat, name, "transcript")
+    }
+
+    fn seat_file(&self, seat: Seat, name: &str, ext: &str) -> Option<PathBuf> {
         let clean: String = name
             .chars()
             .map(|c| {
@@ -183,7 +192,7 @@ impl GameSetup {
             .collect();
         self.log_dir
             .as_ref()
-            .map(|d| d.join(format!("game{:05}-seat{seat}-{clean}.log", self.index)))
+            .map(|d| d.join(format!("game{:05}-seat{seat}-{clean}.{ext}", self.index)))
     }
 }
 
@@ -337,6 +346,9 @@ pub async fn run_game(
         }
         (r0, r1) => start_failure(setup, [&*p0, &*p1], [r0.err(), r1.err()]),
     };
+    for (seat, p) in [&mut *p0, &mut *p1].into_iter().enumerate() {
+        record.seats[seat].transcript = write_transcript(setup, seat, p);
+    }
     let stop = |p: &mut BotSlot| !keep || p.bot.as_ref().is_some_and(|b| b.failure().is_some());
     let (s0, s1) = (stop(p0), stop(p1));
     tokio::join!(
@@ -360,6 +372,20 @@ pub async fn run_game(
     }
     record.duration_ms = started.elapsed().as_millis() as u64;
     record
+}
+
+/// Writes the conversation of `player`'s bot in this game, if one is kept,
+/// to its file in the log directory; the file's name, if written.
+fn write_transcript(setup: &GameSetup, seat: Seat, player: &mut BotSlot) -> Option<String> {
+    let text = player.bot.as_mut()?.take_transcript()?;
+    let path = setup.transcript_path(seat, &player.spec.name)?;
+    match std::fs::write(&path, text) {
+        Ok(()) => Some(path.display().to_string()),
+        Err(e) => {
+            eprintln!("arena: warning: {}: {e}", path.display());
+            None
+        }
+    }
 }
 
 async fn ensure(
@@ -641,6 +667,81 @@ mod tests {
             "no `readyok` within 1500 ms of `isready`",
         );
         assert!(r.moves.is_empty(), "{r:?}");
+    }
+
+    /// With `transcript`, each bot's file holds exactly the lines that went
+    /// each way, timed in order: from the bot its `ready` and its moves (as
+    /// the record has them), to it `arena 1`, `newgame`, a `played` for
+    /// every move, `position`/`legal`/`go` for each of its decisions, and
+    /// `gameover`. The control: without it, no file and no record field.
+    #[tokio::test]
+    async fn a_transcript_holds_the_lines_that_went_each_way() {
+        let mut s = setup(7, 2000);
+        let dir = tempfile::tempdir().unwrap();
+        s.log_dir = Some(dir.path().to_path_buf());
+        let mut with = limits();
+        with.transcript = true;
+        let (mut a, mut b) = (
+            BotSlot::new(testbot("a", &[])),
+            BotSlot::new(quiet_bot("b")),
+        );
+        let r = run_game(&s, [&mut a, &mut b], false, &with).await;
+        assert_eq!(r.reason, Reason::Normal, "{:?}", r.detail);
+        for seat in 0..2 {
+            let path = r.seats[seat].transcript.as_ref().expect("a transcript");
+            assert_eq!(
+                Some(PathBuf::from(path)),
+                s.transcript_path(seat, &r.seats[seat].name)
+            );
+            let text = std::fs::read_to_string(path).unwrap();
+            let lines: Vec<(f64, &str, &str)> = text
+                .lines()
+                .map(|l| {
+                    let mut it = l.splitn(3, ' ');
+                    let ms = it.next().unwrap().parse().unwrap();
+                    (ms, it.next().unwrap(), it.next().unwrap())
+                })
+                .collect();
+            assert!(lines.windows(2).all(|w| w[0].0 <= w[1].0), "{text}");
+            let way = |arrow: &str| -> Vec<&str> {
+                lines.iter().filter(|l| l.1 == arrow).map(|l| l.2).collect()
+            };
+            let mut said = vec![format!("ready {}", r.seats[seat].ready.as_deref().unwrap())];
+            said.extend(
+                r.moves
+                    .iter()
+                    .filter(|m| m.seat == seat)
+                    .map(|m| format!("move {}", m.mv)),
+            );
+            assert_eq!(way("<"), said, "{text}");
+            let heard = way(">");
+            assert_eq!(heard[0], "arena 1");
+            assert!(
+                heard[1].starts_with(&format!("newgame nim seat={seat} seed=7 ")),
+                "{text}"
+            );
+            assert!(heard.last().unwrap().starts_with("gameover "), "{text}");
+            let count = |w: &str| {
+                heard
+                    .iter()
+                    .filter(|l| l.split(' ').next() == Some(w))
+                    .count()
+            };
+            let decisions = said.len() - 1;
+            assert_eq!(count("played"), r.moves.len(), "{text}");
+            for w in ["position", "legal", "go"] {
+                assert_eq!(count(w), decisions, "{w}: {text}");
+            }
+            assert_eq!(heard.len(), 3 + r.moves.len() + 3 * decisions, "{text}");
+        }
+        let r = game(&s, testbot("a", &[]), quiet_bot("b")).await;
+        assert!(r.seats.iter().all(|s| s.transcript.is_none()));
+        assert!(
+            s.transcript_path(0, "a").is_some_and(|p| p.exists()),
+            "the first run's file"
+        );
+        let files = std::fs::read_dir(dir.path()).unwrap().count();
+        assert_eq!(files, 3, "two transcripts and a's stderr log, nothing more");
     }
 
     #[tokio::test]

@@ -462,6 +462,7 @@ mod tests {
             log: None,
             budget: Default::default(),
             ready: None,
+            transcript: None,
         };
         GameRecord {
             index,

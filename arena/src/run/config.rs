@@ -80,6 +80,9 @@ struct RawConfig {
     on_bot_failure: OnBotFailure,
     /// Compact records: the state after every this-many plies (and the last).
     record_states: Option<u32>,
+    /// Keep each game's conversation with each bot in `logs/`.
+    #[serde(default)]
+    transcript: bool,
     time_control: RawTimeControl,
     /// `clock = "cpu"`: the same as `[time_control] clock`.
     clock: Option<Clock>,
@@ -255,6 +258,10 @@ pub struct Config {
     /// every ply). How records are written, not which games are played:
     /// not part of the fingerprint.
     pub record_states: u32,
+    /// Each game's conversation with each bot, both ways, is kept in
+    /// `logs/` (`transcript = true`, `--transcript`). What is kept, not what
+    /// is played: not part of the fingerprint.
+    pub transcript: bool,
     pub time_control: TimeControl,
     pub bots: Vec<BotConfig>,
 }
@@ -673,6 +680,7 @@ impl Config {
             ponder: raw.ponder,
             on_bot_failure: raw.on_bot_failure,
             record_states,
+            transcript: raw.transcript,
             time_control,
             bots,
         };

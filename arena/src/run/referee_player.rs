@@ -88,6 +88,7 @@ impl RefereePlayer {
                 // directory (reports/ in a checkout) must not see it.
                 hide: vec![std::path::absolute(run_dir).unwrap_or_else(|_| run_dir.to_path_buf())],
                 bot_dirs: config.bots.iter().map(|b| b.cwd.clone()).collect(),
+                transcript: config.transcript,
                 ..Limits::default()
             },
             opening_plies: config.random_opening_plies,
@@ -175,9 +176,9 @@ impl Player for RefereePlayer {
                     .filter(|p| p.exists())
                     .map(|p| p.display().to_string());
             }
-            if let Some(log) = &s.log {
-                if let Ok(rel) = Path::new(log).strip_prefix(&self.run_dir) {
-                    s.log = Some(rel.display().to_string());
+            for file in [&mut s.log, &mut s.transcript].into_iter().flatten() {
+                if let Ok(rel) = Path::new(file.as_str()).strip_prefix(&self.run_dir) {
+                    *file = rel.display().to_string();
                 }
             }
         }

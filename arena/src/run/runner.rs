@@ -733,6 +733,7 @@ mod tests {
                 log: None,
                 budget: Default::default(),
                 ready: None,
+                transcript: None,
             };
             GameRecord {
                 index: job.index,

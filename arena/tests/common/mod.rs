@@ -83,6 +83,7 @@ pub fn random_game(
         log: None,
         budget: Default::default(),
         ready: None,
+        transcript: None,
     };
     GameRecord {
         index,
@@ -214,6 +215,7 @@ pub fn fixture_records() -> Vec<GameRecord> {
                 log: None,
                 budget: Default::default(),
                 ready: None,
+                transcript: None,
             };
             records.push(GameRecord {
                 index,

@@ -581,6 +581,21 @@
       " \u00B7 round " + g.round + " \u00B7 result " + g.result + " (" + g.reason +
       (g.detail ? ": " + g.detail : "") + ") \u00B7 scores " + g.scores[0] + "-" + g.scores[1] + " \u00B7 " + g.plies +
       " plies \u00B7 " + fmtDuration(g.duration_ms) }));
+    // Each seat's stderr log and transcript, where the run kept them.
+    var files = [0, 1].map(function (seat) {
+      var f = (g.files || [])[seat] || {};
+      var links = [["log", "stderr"], ["transcript", "transcript"]].filter(function (k) { return f[k[0]]; })
+        .map(function (k) { return el("a", { href: f[k[0]], "class": "seat-file " + k[0], text: k[1] }); });
+      if (!links.length) return null;
+      var parts = [el("span", { "class": "seat" + seat + "-name", text: g.seats[seat] }), ": "];
+      links.forEach(function (a, i) { if (i) parts.push(", "); parts.push(a); });
+      return el("span", { "class": "seat-files" }, parts);
+    }).filter(Boolean);
+    if (files.length) {
+      var line = [];
+      files.forEach(function (f, i) { if (i) line.push(" \u00B7 "); line.push(f); });
+      append(box, el("p", { id: "seat-files", "class": "meta" }, line));
+    }
     var controls = el("div", { "class": "controls" },
       el("button", { id: "first", type: "button", title: "first (Home)", text: "|\u25C0", onclick: function () { go(0); } }),
       el("button", { id: "prev", type: "button", title: "back (\u2190)", text: "\u25C0", onclick: function () { go(replay.ply - 1); } }),
@@ -783,6 +798,8 @@
         out.cpu_shown = Array.prototype.filter.call(
           document.querySelectorAll("#movelist tbody tr td:nth-child(5)"),
           function (td) { return td.textContent !== ""; }).length;
+        out.seat_files = Array.prototype.map.call(document.querySelectorAll("#seat-files a.seat-file"),
+          function (a) { return a.getAttribute("href"); });
       }
       if (replay && drawerOf(replay.game)) {
         go(0);
