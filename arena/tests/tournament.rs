@@ -777,3 +777,85 @@ sandbox = "none""#,
     let records = records_without_timing(&out);
     assert_eq!(records.iter().filter(|r| r["reason"] == "crash").count(), 8);
 }
+
+/// `[defaults]` reaches every bot and a bot's own keys win (`budget` merged
+/// key by key, `time_control` whole): the `go` lines the bots log show the
+/// time control and budget each got, time odds included. A key `[defaults]`
+/// does not know is refused, naming it.
+#[test]
+fn defaults_and_per_bot_time_controls_reach_the_bots_go_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let testbot = repo().join("bots/test/testbot.py");
+    let text = format!(
+        r#"game = "dakon"
+seed = 3
+games = 2
+openings = "none"
+[params]
+holes = 3
+[time_control]
+movetime_ms = 2000
+
+[defaults]
+time_control = {{ time_ms = 30000, inc_ms = 100 }}
+budget = {{ nodes = 500 }}
+
+[[bots]]
+name = "a"
+command = ["{py}", "{bot}"]
+
+[[bots]]
+name = "b"
+command = ["{py}", "{bot}"]
+time_control = {{ movetime_ms = 700 }}
+budget = {{ depth = 3 }}
+"#,
+        py = python(),
+        bot = testbot.display()
+    );
+    let config = dir.path().join("defaults.toml");
+    std::fs::write(&config, &text).unwrap();
+    let out = dir.path().join("run");
+    tournament(&config, &out, &[]);
+    let first_go = |seat: usize, name: &str| -> String {
+        let log =
+            std::fs::read_to_string(out.join(format!("logs/game00000-seat{seat}-{name}.log")))
+                .unwrap();
+        let go = log
+            .lines()
+            .find_map(|l| l.strip_prefix("testbot: go "))
+            .unwrap()
+            .to_string();
+        go
+    };
+    // Game 0: a in seat 0 moves first; b's first go comes after a's move.
+    let a = first_go(0, "a");
+    assert_eq!(a, "time=30000 opptime=- inc=100 movetime=- nodes=500");
+    let b = first_go(1, "b");
+    assert!(
+        b.starts_with("time=- opptime=") && b.ends_with(" inc=0 movetime=700 nodes=500 depth=3"),
+        "{b}"
+    );
+    let manifest = std::fs::read_to_string(out.join("tournament.json")).unwrap();
+    assert!(manifest.contains("\"time_control\""), "{manifest}");
+
+    for (bad, key) in [
+        ("name = \"x\"", "defaults.name"),
+        ("memory_mb = 5", "defaults.memory_mb"),
+    ] {
+        std::fs::write(
+            &config,
+            text.replace("[defaults]\n", &format!("[defaults]\n{bad}\n")),
+        )
+        .unwrap();
+        let o = arena(&[
+            "tournament",
+            config.to_str().unwrap(),
+            "--out",
+            dir.path().join("bad").to_str().unwrap(),
+        ]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains(key), "{key}: {err}");
+    }
+}

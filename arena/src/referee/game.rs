@@ -159,9 +159,8 @@ async fn play(
         }
     }
 
-    let tc = setup.time;
-    let (margin, inc) = (tc.margin(), tc.inc());
-    let mut clock = [tc.time(); 2];
+    let tcs = [setup.time_of(0), setup.time_of(1)];
+    let mut clock = tcs.map(|tc| tc.time());
     let mut state_text = state.to_string();
     loop {
         if let Some(outcome) = state.outcome() {
@@ -186,6 +185,8 @@ async fn play(
             (&mut **second, &mut **first)
         };
         let waiting = (!setup.ponder).then_some(waiting);
+        let tc = tcs[seat];
+        let (margin, inc) = (tc.margin(), tc.inc());
 
         // Anything the bot said since its last decision belongs to this one.
         let mut info = std::mem::take(&mut early[seat]);

@@ -137,6 +137,9 @@ pub struct GameSetup {
     /// say). They must be legal: see [`GameSetup::check_opening`].
     pub opening: Vec<String>,
     pub time: TimeControl,
+    /// A seat's own time control (time odds: a bot's `time_control`),
+    /// replacing `time` for it; the clock kind is the same for both.
+    pub seat_time: [Option<TimeControl>; 2],
     /// Whether the bot not on move keeps running (thinking on its
     /// opponent's time, cutechess's `ponder`). Off: it is frozen from
     /// [`seat::FREEZE_AFTER`] into its opponent's turn until its next `go`,
@@ -152,6 +155,11 @@ pub struct GameSetup {
 }
 
 impl GameSetup {
+    /// The time control of `seat`'s bot.
+    pub fn time_of(&self, seat: Seat) -> TimeControl {
+        self.seat_time[seat].unwrap_or(self.time)
+    }
+
     /// Checks that the opening moves are legal, one after the other.
     pub fn check_opening(&self) -> Result<(), IllegalOpening> {
         let mut state = self.game.initial_state();
@@ -502,6 +510,7 @@ mod tests {
                 clock: Default::default(),
                 ceiling_ms: None,
             },
+            seat_time: [None; 2],
             ponder: false,
             budgets: Default::default(),
             log_dir: None,

@@ -163,6 +163,7 @@ pub fn normalized(config: &MatchConfig) -> Normalized {
                 sandbox: b.sandbox,
                 keep: false,
                 budget: config.budget,
+                time_control: None,
             })
             .collect(),
     }
@@ -205,6 +206,7 @@ pub async fn run_match_with(
         commands: config.bots.iter().map(|b| b.command.clone()).collect(),
         keep: vec![config.keep_bots; 2],
         time: config.time,
+        times: Vec::new(),
         ponder: config.ponder,
         limits: config.limits.clone(),
         opening_plies: config.openings.random_plies,

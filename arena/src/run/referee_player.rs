@@ -31,6 +31,9 @@ pub struct RefereePlayer {
     /// Per bot, in config order: whether its process is kept across games.
     pub keep: Vec<bool>,
     pub time: TimeControl,
+    /// Per bot, in config order: its own time control (time odds), if any
+    /// (a bot past the end has none: a match gives none).
+    pub times: Vec<Option<TimeControl>>,
     /// Whether the bot not on move keeps running.
     pub ponder: bool,
     pub limits: Limits,
@@ -82,6 +85,7 @@ impl RefereePlayer {
             commands: config.bots.iter().map(|b| b.command.clone()).collect(),
             keep: config.bots.iter().map(|b| b.keep).collect(),
             time: config.time_control,
+            times: config.bots.iter().map(|b| b.time_control).collect(),
             ponder: config.ponder,
             limits: Limits {
                 // A sandboxed bot whose program directory holds the run
@@ -145,6 +149,7 @@ impl Player for RefereePlayer {
                 &job,
             ),
             time: self.time,
+            seat_time: job.seats.map(|b| self.times.get(b).copied().flatten()),
             ponder: self.ponder,
             budgets: job.seats.map(|b| self.budgets[b]),
             log_dir: Some(self.run_dir.join(store::LOGS)),

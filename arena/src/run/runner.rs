@@ -664,6 +664,7 @@ mod tests {
                     sandbox: Default::default(),
                     keep: false,
                     budget: Default::default(),
+                    time_control: None,
                 })
                 .collect(),
         }

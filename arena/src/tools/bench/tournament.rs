@@ -123,6 +123,7 @@ pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, BenchE
                 sandbox: Default::default(),
                 keep,
                 budget: Default::default(),
+                time_control: None,
             })
             .collect(),
     };
@@ -143,6 +144,7 @@ pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, BenchE
         commands: vec![command.clone(); bots],
         keep: vec![v.keep; bots],
         time: TimeControl::default(),
+        times: Vec::new(),
         ponder: v.ponder,
         limits: Limits::default(),
         opening_plies: 0,
