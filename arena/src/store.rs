@@ -1059,6 +1059,10 @@ pub struct Manifest {
     /// Distinct openings, games and pairs of the finished run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub distinct: Option<crate::run::distinct::Distinct>,
+    /// Each sitting's conditions (the first run, then each `--resume`):
+    /// times, host, CPU, OS, arena's commit, the bots' program files.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sittings: Vec<crate::run::conditions::Sitting>,
 }
 
 impl Manifest {
@@ -1078,6 +1082,7 @@ impl Manifest {
             config: config.clone(),
             warnings: Vec::new(),
             distinct: None,
+            sittings: Vec::new(),
         }
     }
 

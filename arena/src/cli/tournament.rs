@@ -137,6 +137,7 @@ fn run_one(args: &TournamentArgs, path: &Path) -> Result<(), Error> {
         warnings,
         record_states: config.record_states as usize,
         dead_bot_stop: check.then_some(run::DEAD_BOT_GAMES),
+        programs: run::conditions::bot_files(&player.bots),
     };
     // Games run on threads of their own (`lanes::Lanes`); this thread
     // only schedules them and collects the records.

@@ -226,6 +226,7 @@ pub async fn run_match_with(
         warnings: run.warnings.clone(),
         record_states: run.record_states,
         dead_bot_stop: run.dead_bot_stop,
+        programs: super::conditions::bot_files(&config.bots),
     };
     let test = config.sprt.map(|p| PairTest {
         sprt: Sprt::new(p),

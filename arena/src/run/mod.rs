@@ -10,6 +10,7 @@
 //! - [`merge`]: shards' runs made into one;
 //! - `progress`: what a run shows on stderr while it plays.
 
+pub mod conditions;
 pub mod config;
 pub mod distinct;
 pub mod matchplay;

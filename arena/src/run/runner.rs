@@ -184,6 +184,9 @@ pub struct RunOptions {
     /// invocation plays ([`DEAD_BOT_GAMES`] with `on_bot_failure = "stop"`);
     /// `None`: it loses them all.
     pub dead_bot_stop: Option<u32>,
+    /// The bots' program files, hashed, for the manifest's conditions
+    /// ([`super::conditions::bot_files`]).
+    pub programs: Vec<super::conditions::BotFiles>,
 }
 
 /// Games in a row a bot may die before its first move, with
@@ -268,6 +271,13 @@ pub async fn run_with<P: Player>(
             return Err(e);
         }
     };
+    // This sitting's conditions, after those of the sittings before it.
+    if let Some(old) = Manifest::read(dir)?.filter(|_| opts.resume) {
+        manifest.sittings = old.sittings;
+    }
+    manifest
+        .sittings
+        .push(super::conditions::Sitting::begin(&opts.programs));
     manifest.write(dir)?;
     store::private_subdir(dir, store::LOGS)?;
 
@@ -382,6 +392,7 @@ pub async fn run_with<P: Player>(
         (_, Err(e)) => return Err(e),
         (Err(e), Ok((w, _, progress, _))) => {
             progress.finish();
+            end_sitting(&mut manifest, dir, "interrupted");
             return Err(match e {
                 DriveStop::Error(e) => e,
                 DriveStop::Interrupted => TournamentError::Interrupted {
@@ -395,6 +406,7 @@ pub async fn run_with<P: Player>(
     };
     progress.finish();
     if let Some(dead) = dead.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        end_sitting(&mut manifest, dir, &format!("bot `{}` died", dead.bot));
         return Err(TournamentError::DeadBot {
             dead: Box::new(dead),
             dir: dir.clone(),
@@ -419,6 +431,9 @@ pub async fn run_with<P: Player>(
     }
     manifest.distinct = Some(distinct.clone());
     manifest.status = "complete".into();
+    if let Some(s) = manifest.sittings.last_mut() {
+        s.end(None);
+    }
     manifest.write(dir)?;
     Ok(Summary {
         dir: dir.clone(),
@@ -427,6 +442,15 @@ pub async fn run_with<P: Player>(
         standings,
         distinct,
     })
+}
+
+/// Ends the manifest's last sitting, stopped for `why`, and writes it (best
+/// effort: the run is stopping for another reason already).
+fn end_sitting(manifest: &mut Manifest, dir: &Path, why: &str) {
+    if let Some(s) = manifest.sittings.last_mut() {
+        s.end(Some(why.to_string()));
+    }
+    let _ = manifest.write(dir);
 }
 
 /// Checks the run directory (a run of another config, a directory arena did
@@ -771,6 +795,7 @@ mod tests {
             warnings: Vec::new(),
             record_states: 1,
             dead_bot_stop: None,
+            programs: Vec::new(),
         }
     }
 
@@ -871,6 +896,13 @@ mod tests {
         let mut o = opts(&part, 2);
         o.resume = true;
         let s = rt.block_on(run(&c, player.clone(), &o)).unwrap();
+        // Two sittings: the one that failed, and this one, complete.
+        let m = Manifest::read(&part).unwrap().unwrap();
+        assert_eq!(m.sittings.len(), 2, "{:?}", m.sittings);
+        assert_eq!(m.sittings[0].stopped.as_deref(), Some("interrupted"));
+        assert!(m.sittings[1].ended.is_some() && m.sittings[1].stopped.is_none());
+        assert!(m.sittings[1].started >= m.sittings[0].started);
+        assert!(!m.sittings[1].arena_commit.is_empty() && !m.sittings[1].host.is_empty());
         assert!(!part.join("logs/game00009-seat0-bot1.log").exists());
         assert!(part.join("logs/notes.txt").exists());
         assert_eq!(s.played_now, 18 - saved);
@@ -1051,8 +1083,12 @@ mod tests {
         let s = merge(&dirs, Some(&merged)).unwrap();
         assert_eq!(s.games, 24);
         assert_eq!(files(&whole), files(&merged));
-        let m = Manifest::read(&merged).unwrap().unwrap();
-        assert_eq!(m, Manifest::read(&whole).unwrap().unwrap());
+        let mut m = Manifest::read(&merged).unwrap().unwrap();
+        // The same manifest but for the conditions: the shards' sittings.
+        assert_eq!(m.sittings.len(), dirs.len());
+        let mut w = Manifest::read(&whole).unwrap().unwrap();
+        (m.sittings, w.sittings) = (Vec::new(), Vec::new());
+        assert_eq!(m, w);
     }
 
     /// A finished run of `c` in `dir` whose last games are still only in

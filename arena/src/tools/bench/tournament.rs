@@ -36,6 +36,7 @@ fn tournament_once(
         warnings: Vec::new(),
         record_states: 1,
         dead_bot_stop: None,
+        programs: Vec::new(),
     };
     reset_peak();
     let before = status_kib("VmRSS:").unwrap_or(0.0);
