@@ -1627,6 +1627,7 @@ mod tests {
                 ms: 1.0,
                 cpu_ms: None,
                 info: Vec::new(),
+                search: Default::default(),
                 state: state.to_string(),
                 effects,
             });

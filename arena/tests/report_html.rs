@@ -248,6 +248,17 @@ fn check_in_browser(bin: &Path, dir: &Path, page: &Path, records: &[GameRecord])
     let with_cpu = game0.moves.iter().filter(|m| m.cpu_ms.is_some()).count();
     assert_eq!(result["cpu_shown"], with_cpu, "{result}");
     assert!(result["heatmap_cells"].as_u64().unwrap() > 0);
+    // The evaluation graph has a point for each move whose `info` gave a score.
+    let scored = game0
+        .moves
+        .iter()
+        .filter(|m| {
+            m.search
+                .get("score")
+                .is_some_and(|v| v.parse::<f64>().is_ok())
+        })
+        .count();
+    assert_eq!(result["eval_points"], scored, "{result}");
     // The replay links each seat's stderr log and transcript, where kept.
     let files: Vec<&str> = game0
         .seats

@@ -259,6 +259,11 @@ pub struct MoveRecord {
     /// The bot's `info` lines sent during this decision (capped).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub info: Vec<String>,
+    /// The search report of its `info` lines as fields (`depth`, `score`,
+    /// `nodes`, `pv`...: [`crate::protocol::search_fields`]); absent when
+    /// they held none.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub search: BTreeMap<String, String>,
     /// State notation after the move. Empty (left out of the JSON) in a
     /// compact record (`record_states = N`) but every N-th ply's and the
     /// last; readers rebuild it by replaying the moves.

@@ -140,6 +140,7 @@ async fn play(
             ms: 0.0,
             cpu_ms: None,
             info: Vec::new(),
+            search: Default::default(),
             state: state.to_string(),
             effects,
         });
@@ -283,6 +284,7 @@ async fn play(
             mv,
             ms: round_ms(decision.used),
             cpu_ms: decision.cpu.map(round_ms),
+            search: protocol::search_fields(&info.kept),
             info: info.into_lines(),
             state: state_text.clone(),
             effects,

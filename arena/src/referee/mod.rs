@@ -458,6 +458,7 @@ mod tests {
     //! engines are tested end to end in `tests/`).
     use super::*;
     use arena_core::games::nim::Nim;
+    use std::collections::BTreeMap;
 
     fn python() -> &'static str {
         // The real interpreter: a pyenv shim on PATH takes ~0.7 s to start.
@@ -751,6 +752,45 @@ mod tests {
         );
         let files = std::fs::read_dir(dir.path()).unwrap().count();
         assert_eq!(files, 3, "two transcripts and a's stderr log, nothing more");
+    }
+
+    /// A bot's structured `info` (UCI-style here) is in its moves' records
+    /// as fields; the bot that says nothing structured has none.
+    #[tokio::test]
+    async fn structured_info_is_kept_as_fields_of_the_move() {
+        let script = "import sys\nfirst = ''\nn = 0\nfor line in sys.stdin:\n    w = line.split()\n    \
+            if w and w[0] == 'arena': print('ready searcher', flush=True)\n    \
+            elif w and w[0] == 'legal': first = w[1]\n    \
+            elif w and w[0] == 'go':\n        n += 1\n        \
+            print('info depth %d score cp %d nodes 40 pv %s' % (n, 10 * n, first), flush=True)\n        \
+            print('move ' + first, flush=True)\n    \
+            elif w and w[0] == 'quit': break\n";
+        let searcher = Arc::new(BotSpec::new(
+            "searcher",
+            vec![python().to_string(), "-c".to_string(), script.to_string()],
+        ));
+        let r = game(
+            &setup(7, 2000),
+            searcher,
+            testbot("plain", &["--mode", "info"]),
+        )
+        .await;
+        assert_eq!(r.reason, Reason::Normal, "{:?}", r.detail);
+        for (k, m) in r.moves.iter().filter(|m| m.seat == 0).enumerate() {
+            let want: BTreeMap<String, String> = [
+                ("depth", (k + 1).to_string()),
+                ("score", (10 * (k + 1)).to_string()),
+                ("nodes", "40".to_string()),
+                ("pv", m.mv.clone()),
+            ]
+            .into_iter()
+            .map(|(a, b)| (a.to_string(), b))
+            .collect();
+            assert_eq!(m.search, want, "{m:?}");
+        }
+        for m in r.moves.iter().filter(|m| m.seat == 1) {
+            assert!(!m.info.is_empty() && m.search.is_empty(), "{m:?}");
+        }
     }
 
     #[tokio::test]

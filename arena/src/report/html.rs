@@ -85,6 +85,8 @@ struct MoveView<'a> {
     cpu_ms: Option<f64>,
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     info: &'a [String],
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    search: &'a BTreeMap<String, String>,
     state: &'a str,
     #[serde(skip_serializing_if = "serde_json::Value::is_null")]
     effects: &'a serde_json::Value,
@@ -216,6 +218,7 @@ fn game_view(r: &GameRecord, with_moves: bool) -> GameView<'_> {
                     ms: m.ms,
                     cpu_ms: m.cpu_ms,
                     info: &m.info,
+                    search: &m.search,
                     state: &m.state,
                     effects: &m.effects,
                 })

@@ -320,12 +320,6 @@ pub async fn run_with<P: Player>(
     let (otx, mut orx) = tokio::sync::mpsc::unbounded_channel::<(GameRecord, bool)>();
     let observed = each.is_some();
     let writer_ended = ended.clone();
-    let mut streaks = opts.dead_bot_stop.map(|limit| DeadStreaks {
-        limit,
-        streak: BTreeMap::new(),
-    });
-    let dead = Arc::new(std::sync::Mutex::new(None::<DeadBot>));
-    let writer_dead = dead.clone();
     let writer_task = tokio::task::spawn_blocking(
         move || -> Result<(Writer, Standings, Progress, usize), TournamentError> {
             let mut played_now = 0;
@@ -348,15 +342,6 @@ pub async fn run_with<P: Player>(
                 for r in ordered {
                     let old = resumed.contains(&r.index);
                     played_now += usize::from(!old);
-                    if let Some(found) = streaks.as_mut().filter(|_| !old).and_then(|s| s.add(&r)) {
-                        // The games still running finish as forfeits or
-                        // not at all: the run stops here, resumable.
-                        let mut slot = writer_dead.lock().unwrap_or_else(|e| e.into_inner());
-                        if slot.is_none() {
-                            *slot = Some(found);
-                            writer_ended.notify_one();
-                        }
-                    }
                     if observed {
                         let _ = otx.send((r, old));
                     }
@@ -376,6 +361,11 @@ pub async fn run_with<P: Player>(
             }
         }
     };
+    // Games played now, in the order they finish, for the dead-bot stop.
+    let streaks = opts.dead_bot_stop.map(|limit| DeadStreaks {
+        limit,
+        streak: BTreeMap::new(),
+    });
     let (outcome, ()) = tokio::join!(
         drive(
             remaining,
@@ -383,7 +373,8 @@ pub async fn run_with<P: Player>(
             opts.concurrency.max(1),
             opts.affinity,
             tx,
-            ended
+            ended,
+            streaks
         ),
         observe
     );
@@ -392,28 +383,32 @@ pub async fn run_with<P: Player>(
         (_, Err(e)) => return Err(e),
         (Err(e), Ok((w, _, progress, _))) => {
             progress.finish();
-            end_sitting(&mut manifest, dir, "interrupted");
-            return Err(match e {
-                DriveStop::Error(e) => e,
-                DriveStop::Interrupted => TournamentError::Interrupted {
-                    dir: dir.clone(),
-                    done: w.finished(),
-                    total: jobs.len(),
-                },
-            });
+            let (dir, done, total) = (dir.clone(), w.finished(), jobs.len());
+            let (why, e) = match e {
+                DriveStop::Error(e) => (e.to_string(), e),
+                DriveStop::Interrupted => (
+                    "interrupted".to_string(),
+                    TournamentError::Interrupted { dir, done, total },
+                ),
+                DriveStop::DeadBot(dead) => (
+                    format!(
+                        "bot `{}` died before its first move in {} games in a row",
+                        dead.bot, dead.games
+                    ),
+                    TournamentError::DeadBot {
+                        dead,
+                        dir,
+                        done,
+                        total,
+                    },
+                ),
+            };
+            end_sitting(&mut manifest, &opts.out, &why);
+            return Err(e);
         }
         (Ok(()), Ok(x)) => x,
     };
     progress.finish();
-    if let Some(dead) = dead.lock().unwrap_or_else(|e| e.into_inner()).take() {
-        end_sitting(&mut manifest, dir, &format!("bot `{}` died", dead.bot));
-        return Err(TournamentError::DeadBot {
-            dead: Box::new(dead),
-            dir: dir.clone(),
-            done: writer.finished(),
-            total: jobs.len(),
-        });
-    }
     let games = writer.written();
     if let Some(why) = writer.stopped() {
         // Games that finished after the deciding one are not part of the run.
@@ -523,12 +518,14 @@ fn prepare_dir(
 enum DriveStop {
     Error(TournamentError),
     Interrupted,
+    /// A bot died before its first move in too many games in a row.
+    DeadBot(Box<DeadBot>),
 }
 
 /// Plays `jobs` in schedule order, at most `concurrency` at a time, each on
 /// a [`Lanes`] thread, sending each finished record to the writer. Stops at
-/// the first error or on Ctrl-C (running games are dropped: their bots are
-/// killed by the player).
+/// the first error, on Ctrl-C, or when `streaks` finds a dead bot (running
+/// games are dropped: their bots are killed by the player).
 async fn drive<P: Player>(
     jobs: Vec<GameJob>,
     player: Arc<P>,
@@ -536,13 +533,14 @@ async fn drive<P: Player>(
     affinity: bool,
     tx: tokio::sync::mpsc::UnboundedSender<GameRecord>,
     ended: Arc<tokio::sync::Notify>,
+    streaks: Option<DeadStreaks>,
 ) -> Result<(), DriveStop> {
     let lanes = Lanes::start(concurrency.min(jobs.len()).max(1), affinity).map_err(|e| {
         DriveStop::Error(TournamentError::Refused(format!(
             "cannot start the game threads: {e}"
         )))
     })?;
-    let outcome = drive_lanes(&lanes, jobs, player.clone(), tx, ended).await;
+    let outcome = drive_lanes(&lanes, jobs, player.clone(), tx, ended, streaks).await;
     lanes
         .on_each(|lane| {
             let player = player.clone();
@@ -558,6 +556,7 @@ async fn drive_lanes<P: Player>(
     player: Arc<P>,
     tx: tokio::sync::mpsc::UnboundedSender<GameRecord>,
     ended: Arc<tokio::sync::Notify>,
+    mut streaks: Option<DeadStreaks>,
 ) -> Result<(), DriveStop> {
     let mut free: Vec<usize> = (0..lanes.count()).rev().collect();
     let mut set = tokio::task::JoinSet::new();
@@ -565,7 +564,7 @@ async fn drive_lanes<P: Player>(
     let stop = crate::process::stop_signal();
     tokio::pin!(stop);
     type Played = (usize, GameJob, Result<GameRecord, PlayerError>);
-    let handle = |res: Result<Played, tokio::task::JoinError>| -> Result<(), DriveStop> {
+    let mut handle = |res: Result<Played, tokio::task::JoinError>| -> Result<(), DriveStop> {
         let (job, rec) = match res {
             Ok((_, job, Ok(rec))) => (job, rec),
             Ok((_, job, Err(source))) => {
@@ -590,11 +589,18 @@ async fn drive_lanes<P: Player>(
                 },
             }));
         }
+        // Seen before any further game starts: a broken bot's streak
+        // stops the run at once (the record itself is kept).
+        let dead = streaks.as_mut().and_then(|s| s.add(&rec));
         tx.send(rec).map_err(|_| {
             DriveStop::Error(TournamentError::Refused(
                 "the journal writer stopped".into(),
             ))
-        })
+        })?;
+        match dead {
+            Some(d) => Err(DriveStop::DeadBot(Box::new(d))),
+            None => Ok(()),
+        }
     };
     loop {
         // Fill free lanes in schedule order.
@@ -740,6 +746,7 @@ mod tests {
                         ms: 1.0,
                         cpu_ms: None,
                         info: vec![],
+                        search: Default::default(),
                         state: "4 1".into(),
                         effects: Default::default(),
                     }],
@@ -899,7 +906,7 @@ mod tests {
         // Two sittings: the one that failed, and this one, complete.
         let m = Manifest::read(&part).unwrap().unwrap();
         assert_eq!(m.sittings.len(), 2, "{:?}", m.sittings);
-        assert_eq!(m.sittings[0].stopped.as_deref(), Some("interrupted"));
+        assert_eq!(m.sittings[0].stopped.as_deref(), Some("game 9: simulated failure"));
         assert!(m.sittings[1].ended.is_some() && m.sittings[1].stopped.is_none());
         assert!(m.sittings[1].started >= m.sittings[0].started);
         assert!(!m.sittings[1].arena_commit.is_empty() && !m.sittings[1].host.is_empty());
@@ -948,9 +955,9 @@ mod tests {
             panic!("{err}");
         };
         assert_eq!((dead.bot.as_str(), dead.games, *total), ("bot2", 3, 12));
-        // Games that finished while the stop was on its way are kept too.
+        // With one lane, no game starts after the third death.
         assert_eq!(dead.index, 2, "bot2 plays the first three games");
-        assert!(*done >= 3 && *done < 12, "{err}");
+        assert_eq!(*done, 3, "{err}");
         let text = err.to_string();
         for words in [
             "bot `bot2` died before its first move in 3 games in a row (the last, game 2: exited with code 1)",
