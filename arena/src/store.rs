@@ -1063,6 +1063,10 @@ pub struct Manifest {
     /// Distinct openings, games and pairs of the finished run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub distinct: Option<crate::run::distinct::Distinct>,
+    /// Each sitting's conditions (the first run, then each `--resume`):
+    /// times, host, CPU, OS, arena's commit, the bots' program files.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sittings: Vec<crate::run::conditions::Sitting>,
 }
 
 impl Manifest {
@@ -1082,6 +1086,7 @@ impl Manifest {
             config: config.clone(),
             warnings: Vec::new(),
             distinct: None,
+            sittings: Vec::new(),
         }
     }
 
@@ -1213,7 +1218,11 @@ fn is_log_name(name: &str) -> bool {
 
 /// The game index in a log's name, if `name` is one arena gives logs.
 fn log_game(name: &str) -> Option<u64> {
-    let rest = name.strip_prefix("game")?.strip_suffix(".log")?;
+    let rest = name.strip_prefix("game")?;
+    // A stderr log, or a transcript (`transcript = true`).
+    let rest = rest
+        .strip_suffix(".log")
+        .or_else(|| rest.strip_suffix(".transcript"))?;
     let digits = rest.chars().take_while(char::is_ascii_digit).count();
     let seat = rest[digits..].strip_prefix("-seat")?;
     let ok = digits >= 5
@@ -1622,6 +1631,7 @@ mod tests {
                 ms: 1.0,
                 cpu_ms: None,
                 info: Vec::new(),
+                search: Default::default(),
                 state: state.to_string(),
                 effects,
             });

@@ -174,6 +174,49 @@ fn whatever_a_bot_leaves_running_dies_with_its_game() {
     }
 }
 
+/// A bot that closes its stdout (and goes on running) is a `crash` at once,
+/// sandboxed or not: bubblewrap holds its own copies of the standard
+/// streams while the sandbox runs, so the bot's pipe must reach it past
+/// them, or the referee would see no end of file and wait out the move's
+/// whole time (a `timeout`, the probe: 20 s here).
+#[test]
+fn a_bot_that_closes_its_stdout_is_a_crash_in_every_sandbox_mode() {
+    for sandbox in sandboxes() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("run");
+        let bots = [
+            format!("closer={}", hostile("close-stdout")),
+            format!("first={ARENA} bot-first"),
+        ];
+        let o = run(match_cmd(
+            &out,
+            sandbox,
+            &bots,
+            &["--games", "2", "--movetime", "20000"],
+        ));
+        assert!(
+            o.status.success(),
+            "{sandbox}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let recs = records(&out);
+        assert_eq!(recs.len(), 2, "{sandbox}");
+        for r in &recs {
+            let closer = r.seats.iter().position(|s| s.name == "closer");
+            assert_eq!(r.offender, closer, "{sandbox}: {r:?}");
+            assert_eq!(r.reason, Reason::Crash, "{sandbox}: {:?}", r.detail);
+            assert!(
+                r.detail
+                    .as_deref()
+                    .unwrap_or("")
+                    .contains("closed its output"),
+                "{sandbox}: {:?}",
+                r.detail
+            );
+        }
+    }
+}
+
 fn kill_all(left: &[(i32, String)]) {
     for (pid, _) in left {
         let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(*pid), nix::sys::signal::SIGKILL);

@@ -248,6 +248,25 @@ fn check_in_browser(bin: &Path, dir: &Path, page: &Path, records: &[GameRecord])
     let with_cpu = game0.moves.iter().filter(|m| m.cpu_ms.is_some()).count();
     assert_eq!(result["cpu_shown"], with_cpu, "{result}");
     assert!(result["heatmap_cells"].as_u64().unwrap() > 0);
+    // The evaluation graph has a point for each move whose `info` gave a score.
+    let scored = game0
+        .moves
+        .iter()
+        .filter(|m| {
+            m.search
+                .get("score")
+                .is_some_and(|v| v.parse::<f64>().is_ok())
+        })
+        .count();
+    assert_eq!(result["eval_points"], scored, "{result}");
+    // The replay links each seat's stderr log and transcript, where kept.
+    let files: Vec<&str> = game0
+        .seats
+        .iter()
+        .flat_map(|s| [s.log.as_deref(), s.transcript.as_deref()])
+        .flatten()
+        .collect();
+    assert_eq!(result["seat_files"], serde_json::json!(files), "{result}");
 }
 
 /// Screenshots for docs/img, from a tournament of random players with
@@ -400,11 +419,20 @@ fn report_of_a_real_arena_match_works_in_a_headless_browser() {
             "--out",
             out,
             "--quiet",
+            "--transcript",
         ]);
         arena_ok(&["ratings", out]);
         arena_ok(&["report", out]);
         let records = arena::store::read_games_file(&dir.join("games.jsonl")).unwrap();
         assert_eq!(records.len(), 4);
+        // Both seats' transcripts, and the test bot's stderr, in logs/.
+        for r in &records {
+            for s in &r.seats {
+                let t = s.transcript.as_deref().expect("a transcript");
+                assert!(t.starts_with("logs/") && dir.join(t).is_file(), "{t}");
+            }
+            assert!(r.seats.iter().any(|s| s.log.is_some()), "{r:?}");
+        }
         let page = dir.join("index.html");
         assert!(std::fs::read_to_string(&page)
             .unwrap()

@@ -707,3 +707,155 @@ fn a_bot_that_cannot_start_stops_the_run_before_its_first_game() {
     tournament(&config, &out, &[]);
     assert!(out.join("games.jsonl").exists());
 }
+
+/// A bot that starts (it passes the check before the first game) but dies
+/// on every `newgame` stops the run after 3 of its games in a row, exit 1,
+/// saying so; the games played are kept, and once the bot is fixed
+/// `--resume` plays the rest. The control: `on_bot_failure = "forfeit"`
+/// plays the whole schedule with its games lost.
+#[test]
+fn a_bot_that_dies_in_its_first_three_games_stops_the_run_and_resume_continues() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(dir.path(), "dying", 4, &unique_tag("dying"));
+    let fixed = dir.path().join("fixed");
+    let text = std::fs::read_to_string(&config).unwrap();
+    // Answers `ready`, then exits on `newgame`, until the file `fixed` exists.
+    let dying = format!(
+        r#"command = ["/bin/sh", "-c", "[ -e '{}' ] && exec '{ARENA}' bot-first; read l; echo ready dying; read l; echo 'model.bin: no such file' >&2; exit 1"]
+sandbox = "none""#,
+        fixed.display()
+    );
+    let broken = text.replacen(
+        r#"command = ["{ARENA}", "bot-first"]"#.replace("{ARENA}", ARENA).as_str(),
+        &dying,
+        1,
+    );
+    assert_ne!(broken, text);
+    std::fs::write(&config, &broken).unwrap();
+    let out = dir.path().join("run");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "tournament",
+            config.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ];
+        args.extend(extra);
+        arena(&args)
+    };
+    let o = run(&[]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("bot `first` died before its first move in 3 games in a row"),
+        "{err}"
+    );
+    assert!(err.contains("exited with code 1"), "{err}");
+    assert!(
+        err.contains("--resume") && err.contains("on_bot_failure"),
+        "{err}"
+    );
+    assert!(err.contains("its stderr: "), "{err}");
+    let manifest = std::fs::read_to_string(out.join("tournament.json")).unwrap();
+    assert!(manifest.contains("\"status\": \"running\""), "{manifest}");
+
+    std::fs::write(&fixed, "").unwrap();
+    let o = run(&["--resume"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let records = records_without_timing(&out);
+    assert_eq!(records.len(), 12);
+    let dead = records.iter().filter(|r| r["reason"] == "crash").count();
+    assert!((3..12).contains(&dead), "{dead} crashes");
+
+    // The control: forfeits all the way.
+    std::fs::remove_file(&fixed).unwrap();
+    let forfeit = broken.replacen("games = 4", "games = 4\non_bot_failure = \"forfeit\"", 1);
+    std::fs::write(&config, forfeit).unwrap();
+    let o = run(&["--overwrite"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let records = records_without_timing(&out);
+    assert_eq!(records.iter().filter(|r| r["reason"] == "crash").count(), 8);
+}
+
+/// `[defaults]` reaches every bot and a bot's own keys win (`budget` merged
+/// key by key, `time_control` whole): the `go` lines the bots log show the
+/// time control and budget each got, time odds included. A key `[defaults]`
+/// does not know is refused, naming it.
+#[test]
+fn defaults_and_per_bot_time_controls_reach_the_bots_go_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let testbot = repo().join("bots/test/testbot.py");
+    let text = format!(
+        r#"game = "dakon"
+seed = 3
+games = 2
+openings = "none"
+[params]
+holes = 3
+[time_control]
+movetime_ms = 2000
+
+[defaults]
+time_control = {{ time_ms = 30000, inc_ms = 100 }}
+budget = {{ nodes = 500 }}
+
+[[bots]]
+name = "a"
+command = ["{py}", "{bot}"]
+
+[[bots]]
+name = "b"
+command = ["{py}", "{bot}"]
+time_control = {{ movetime_ms = 700 }}
+budget = {{ depth = 3 }}
+"#,
+        py = python(),
+        bot = testbot.display()
+    );
+    let config = dir.path().join("defaults.toml");
+    std::fs::write(&config, &text).unwrap();
+    let out = dir.path().join("run");
+    tournament(&config, &out, &[]);
+    let first_go = |seat: usize, name: &str| -> String {
+        let log =
+            std::fs::read_to_string(out.join(format!("logs/game00000-seat{seat}-{name}.log")))
+                .unwrap();
+        let go = log
+            .lines()
+            .find_map(|l| l.strip_prefix("testbot: go "))
+            .unwrap()
+            .to_string();
+        go
+    };
+    // Game 0: a in seat 0 moves first; b's first go comes after a's move.
+    let a = first_go(0, "a");
+    assert_eq!(a, "time=30000 opptime=- inc=100 movetime=- nodes=500");
+    let b = first_go(1, "b");
+    assert!(
+        b.starts_with("time=- opptime=") && b.ends_with(" inc=0 movetime=700 nodes=500 depth=3"),
+        "{b}"
+    );
+    let manifest = std::fs::read_to_string(out.join("tournament.json")).unwrap();
+    assert!(manifest.contains("\"time_control\""), "{manifest}");
+
+    for (bad, key) in [
+        ("name = \"x\"", "defaults.name"),
+        ("memory_mb = 5", "defaults.memory_mb"),
+    ] {
+        std::fs::write(
+            &config,
+            text.replace("[defaults]\n", &format!("[defaults]\n{bad}\n")),
+        )
+        .unwrap();
+        let o = arena(&[
+            "tournament",
+            config.to_str().unwrap(),
+            "--out",
+            dir.path().join("bad").to_str().unwrap(),
+        ]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains(key), "{key}: {err}");
+    }
+}

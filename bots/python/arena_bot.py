@@ -13,8 +13,9 @@ moves of the latest ``legal`` line as a list of strings, a :class:`Clock` built 
 moves as a string. The kit sends ``move <that move>`` and flushes.
 
 What the kit does for you:
-- answers ``arena 1`` with ``ready <name>`` at once (do heavy set-up later, e.g. in the
-  first ``choose`` or in ``on_newgame``, never before ``run``);
+- answers ``arena 1`` with ``ready <name>`` at once (do heavy set-up later, never
+  before ``run``: in ``on_setup``, which runs off the clock at the start of every game,
+  or in the first ``choose``);
 - tolerates ``\\r\\n`` line ends, ignores empty lines and lines it does not know;
 - flushes stdout after every line; everything else you want to say goes to stderr
   (:func:`log`) or, as protocol ``info`` lines, through :func:`info`;
@@ -273,13 +274,16 @@ def _readlines(stream):
         yield raw
 
 
-def run(choose, name="python-bot", on_newgame=None, on_played=None, on_gameover=None, stdin=None, stdout=None):
+def run(choose, name="python-bot", on_newgame=None, on_played=None, on_gameover=None, stdin=None, stdout=None, on_setup=None):
     """Run the protocol loop until ``quit`` or end of input, then return.
 
     ``choose(state_text, legal_moves, clock, game_info) -> move`` is called on every ``go``.
     Optional hooks: ``on_newgame(game_info)``, ``on_played(seat, move, game_info)`` and
-    ``on_gameover(outcome, reason, fields, game_info)``. ``stdin``/``stdout`` default to
-    the process's streams (pass others to test a bot in-process).
+    ``on_gameover(outcome, reason, fields, game_info)``. ``on_setup(game_info)``, if given,
+    is the untimed set-up of each game: the kit asks for ``isready`` in its ``ready`` line
+    and calls it on ``isready`` (after ``newgame`` and the opening's moves), then answers
+    ``readyok``; it has the start-up limit (10 s by default), on no clock. ``stdin``/``stdout``
+    default to the process's streams (pass others to test a bot in-process).
     """
     global _out
     _out = stdout if stdout is not None else sys.stdout
@@ -297,7 +301,12 @@ def run(choose, name="python-bot", on_newgame=None, on_played=None, on_gameover=
             if command == "arena":
                 if rest.split()[:1] != [PROTOCOL_VERSION]:
                     log("arena_bot: referee speaks protocol %r, kit knows %s; answering anyway" % (rest, PROTOCOL_VERSION))
-                _send(("ready " + " ".join(str(name).split())).rstrip())
+                ready = " ".join(str(name).split()) + (" isready" if on_setup is not None else "")
+                _send(("ready " + ready).rstrip())
+            elif command == "isready":
+                if on_setup is not None and game is not None:
+                    on_setup(game)
+                _send("readyok")
             elif command == "newgame":
                 game = GameInfo.from_newgame(rest)
                 state_text = None

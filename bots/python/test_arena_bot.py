@@ -57,6 +57,23 @@ class Loop(unittest.TestCase):
             [("newgame", "dakon"), ("played", 0, "10"), ("played", 1, "6"), ("gameover", "win", "score")],
         )
 
+    def test_set_up_on_isready_is_asked_for_only_with_on_setup(self):
+        text = (
+            "arena 1\n"
+            "newgame latrunculi seat=0 seed=3 width=8 height=8 pieces=16 quiet_plies=100\n"
+            "isready\n"
+            "position board=8/8/8/8/8/8/8/8 turn=0 phase=place hand=16,16 quiet=0 ply=0\n"
+            "legal a1 b1\n"
+            "go time=- opptime=- inc=0 movetime=100\n"
+        )
+        loaded = []
+        out = session(text, lambda state, legal, clock, game: legal[0], on_setup=lambda g: loaded.append(g.game))
+        self.assertEqual(out, "ready test bot isready\nreadyok\nmove a1\n")
+        self.assertEqual(loaded, ["latrunculi"])
+        # Without it the `ready` line asks for nothing (an `isready` is still answered).
+        out = session(text, lambda state, legal, clock, game: legal[0])
+        self.assertEqual(out, "ready test bot\nreadyok\nmove a1\n")
+
     def test_crlf_empty_and_unknown_lines_and_eof(self):
         text = (
             "arena 1\r\n\r\n"

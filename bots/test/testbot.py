@@ -8,7 +8,11 @@ reason. Usage:
     testbot.py [--mode MODE] [--after N] [--seed S] [--sleep-ms MS]
 
 --after N: behave normally for N decisions (`go`s) of the process, then
-misbehave (default 0: at the first decision). Modes:
+misbehave (default 0: at the first decision).
+
+--setup-ms MS: set up for MS at each game (a network to load): on `newgame`,
+or, with --isready, on `isready` (asked for in its `ready` line), answering
+`readyok` after. Modes:
 
     first        play the first legal move (default)
     last         play the last legal move
@@ -123,6 +127,8 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--sleep-ms", type=int, default=0)
     ap.add_argument("--illegal-move", default="z9")
+    ap.add_argument("--setup-ms", type=int, default=0, help="set-up time at each game")
+    ap.add_argument("--isready", action="store_true", help="set up on `isready`, untimed")
     ap.add_argument("--probe-connect", type=int, default=0,
                     help="at start, try a TCP connection to 127.0.0.1:PORT and log the result")
     ap.add_argument("--probe-write", default="",
@@ -201,14 +207,19 @@ def main():
                 continue
             if mode == "banner":
                 send("Hello! testbot starting up")
-            send("ready testbot " + mode)
+            send("ready testbot " + mode + (" isready" if args.isready else ""))
             if mode == "close-stdout":
                 out.close()
                 os.close(1)
                 time.sleep(3600)
+        elif cmd == "isready":
+            time.sleep(args.setup_ms / 1000)
+            send("readyok")
         elif cmd == "newgame":
             log.write("testbot: " + line + "\n")
             log.flush()
+            if not args.isready:
+                time.sleep(args.setup_ms / 1000)
             for w in words[1:]:
                 if w.startswith("seed="):
                     rng = random.Random(args.seed * 1_000_003 + int(w[5:]))

@@ -216,8 +216,22 @@ pub enum ToBot<'a> {
         /// Further fields (`scores`, `plies`).
         extra: Cow<'a, [(String, String)]>,
     },
+    /// `isready`: after `newgame` (and the opening's `played` lines), to a
+    /// bot whose `ready` announced it ([`announces_isready`]): prepare for
+    /// this game, off the clock, and answer `readyok`.
+    IsReady,
     /// `quit`
     Quit,
+}
+
+/// The word a bot's `ready` text holds (a token of its own) to ask for an
+/// untimed set-up at each game: `isready` after `newgame`, answered with
+/// `readyok` within the start-up limit.
+pub const ISREADY: &str = "isready";
+
+/// Whether a `ready` text asks for [`ToBot::IsReady`] at each game.
+pub fn announces_isready(ready_text: &str) -> bool {
+    ready_text.split_whitespace().any(|t| t == ISREADY)
 }
 
 impl Display for ToBot<'_> {
@@ -258,6 +272,7 @@ impl Display for ToBot<'_> {
                 }
                 Ok(())
             }
+            ToBot::IsReady => f.write_str(ISREADY),
             ToBot::Quit => f.write_str("quit"),
         }
     }
@@ -379,6 +394,7 @@ impl FromStr for ToBot<'static> {
                 })
             }
             "quit" => Ok(ToBot::Quit),
+            ISREADY => Ok(ToBot::IsReady),
             _ => Err(MessageError::Unknown(truncate(line, SHOW))),
         }
     }
@@ -396,6 +412,8 @@ pub enum FromBot {
     Move(String),
     /// `info <free text>`
     Info(String),
+    /// `readyok`: the answer to `isready` (set up for the game).
+    ReadyOk,
 }
 
 impl Display for FromBot {
@@ -405,6 +423,7 @@ impl Display for FromBot {
             FromBot::Ready(t) => ("ready", t),
             FromBot::Move(m) => ("move", m),
             FromBot::Info(t) => ("info", t),
+            FromBot::ReadyOk => return f.write_str("readyok"),
         };
         f.write_str(word)?;
         if !text.is_empty() {
@@ -469,6 +488,82 @@ pub fn plain_text(text: &str) -> String {
         .collect()
 }
 
+/// Most fields [`search_fields`] keeps per decision.
+pub const MAX_SEARCH_FIELDS: usize = 16;
+
+/// UCI's `info` words that take one value (`score` and `pv` are read apart).
+const UCI_WORDS: [&str; 10] = [
+    "depth",
+    "seldepth",
+    "multipv",
+    "nodes",
+    "nps",
+    "time",
+    "hashfull",
+    "tbhits",
+    "currmove",
+    "currmovenumber",
+];
+
+/// A decision's search report, read from its `info` lines as fields:
+/// `key=value` tokens (`info depth=6 score=120 nodes=4000`) and UCI's words
+/// (`info depth 6 score cp 120 nodes 4000 pv 3 5`: `score cp N` is
+/// `score=N`, `score mate N` is `mate=N`, `pv` takes the rest of the line).
+/// A later line's field replaces an earlier one's: the fields are the bot's
+/// last word. Keys are letters, digits, `_` and `-` (at most 32), values at
+/// most 64 characters (a `pv`: what the line holds), at most
+/// [`MAX_SEARCH_FIELDS`] fields; anything else in a line is ignored.
+pub fn search_fields(lines: &[String]) -> std::collections::BTreeMap<String, String> {
+    let mut fields = std::collections::BTreeMap::new();
+    let key_ok = |k: &str| {
+        !k.is_empty()
+            && k.len() <= 32
+            && k.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    };
+    for line in lines {
+        let mut put = |k: &str, v: &str| {
+            if key_ok(k)
+                && !v.is_empty()
+                && (fields.len() < MAX_SEARCH_FIELDS || fields.contains_key(k))
+            {
+                fields.insert(k.to_string(), v.to_string());
+            }
+        };
+        let tokens: Vec<&str> = line.split_whitespace().collect();
+        let mut i = 0;
+        while i < tokens.len() {
+            let t = tokens[i];
+            if let Some((k, v)) = t.split_once('=') {
+                put(k, &truncate(v, 64));
+            } else if t == "pv" {
+                put("pv", &tokens[i + 1..].join(" "));
+                break;
+            } else if t == "score" {
+                let (key, value, used) = match tokens.get(i + 1..i + 3) {
+                    Some(["cp", v]) => ("score", Some(*v), 2),
+                    Some(["mate", v]) => ("mate", Some(*v), 2),
+                    _ => {
+                        let v = tokens.get(i + 1).filter(|v| v.parse::<f64>().is_ok());
+                        ("score", v.copied(), 1)
+                    }
+                };
+                if let Some(v) = value {
+                    put(key, v);
+                    i += used;
+                }
+            } else if UCI_WORDS.contains(&t) {
+                if let Some(v) = tokens.get(i + 1) {
+                    put(t, &truncate(v, 64));
+                    i += 1;
+                }
+            }
+            i += 1;
+        }
+    }
+    fields
+}
+
 /// Lossy, truncated rendering of raw bytes, for error messages.
 pub fn show_bytes(bytes: &[u8]) -> String {
     let cut = &bytes[..bytes.len().min(SHOW * 4)];
@@ -509,6 +604,7 @@ pub fn parse_line(line: &str) -> Result<FromBot, LineError> {
         }
         "info" => Ok(FromBot::Info(rest.to_string())),
         "ready" => Ok(FromBot::Ready(rest.to_string())),
+        "readyok" => Ok(FromBot::ReadyOk),
         _ => Err(LineError::Unknown(truncate(line, SHOW))),
     }
 }
@@ -581,6 +677,7 @@ mod tests {
                 },
                 "gameover loss timeout plies=3",
             ),
+            (ToBot::IsReady, "isready"),
             (ToBot::Quit, "quit"),
         ];
         for (msg, text) in cases {
@@ -640,6 +737,7 @@ mod tests {
             FromBot::Move("a1-a3".into()),
             FromBot::Info("depth 3".into()),
             FromBot::Info(String::new()),
+            FromBot::ReadyOk,
             FromBot::Empty,
         ] {
             assert_eq!(msg.to_string().parse::<FromBot>(), Ok(msg));
@@ -673,6 +771,50 @@ mod tests {
         );
         assert_eq!(parse_line("info"), Ok(FromBot::Info(String::new())));
         assert_eq!(parse_bytes(b"move xd6\r"), Ok(FromBot::Move("xd6".into())));
+    }
+
+    #[test]
+    fn search_fields_read_key_value_and_uci_style_info() {
+        let lines = |ls: &[&str]| ls.iter().map(|l| l.to_string()).collect::<Vec<_>>();
+        let f = search_fields(&lines(&["depth=6 score=-35 nodes=4000 hello"]));
+        let want: Vec<(&str, &str)> = vec![("depth", "6"), ("nodes", "4000"), ("score", "-35")];
+        assert_eq!(
+            f.iter()
+                .map(|(k, v)| (k.as_str(), v.as_str()))
+                .collect::<Vec<_>>(),
+            want
+        );
+        let f = search_fields(&lines(&[
+            "depth 5 score cp 10 nodes 900",
+            "thinking hard",
+            "depth 6 seldepth 9 score cp 120 nodes 4000 nps 2000 pv 3 5 12",
+        ]));
+        assert_eq!(f["depth"], "6");
+        assert_eq!(f["score"], "120");
+        assert_eq!(f["seldepth"], "9");
+        assert_eq!(f["pv"], "3 5 12");
+        assert!(!f.contains_key("thinking"));
+        let f = search_fields(&lines(&["score mate 3 depth 2", "score 0.5"]));
+        assert_eq!((f["mate"].as_str(), f["score"].as_str()), ("3", "0.5"));
+        // Bounded: keys, values and their number.
+        let many: String = (0..40).map(|i| format!("k{i}=1 ")).collect();
+        let f = search_fields(&lines(&[
+            &many,
+            &format!("{}=1 x={}", "k".repeat(40), "v".repeat(100)),
+        ]));
+        assert_eq!(f.len(), MAX_SEARCH_FIELDS);
+        assert!(search_fields(&lines(&["x=1"])).len() == 1);
+        assert!(search_fields(&lines(&["[arena: 3 more info lines dropped]"])).is_empty());
+    }
+
+    #[test]
+    fn isready_is_asked_for_by_a_word_of_its_own() {
+        assert!(announces_isready("mybot 1.0 isready"));
+        assert!(announces_isready("isready"));
+        assert!(!announces_isready("mybot 1.0"));
+        assert!(!announces_isready("isready=no-such-thing notisready"));
+        assert_eq!(parse_line("readyok"), Ok(FromBot::ReadyOk));
+        assert_eq!(parse_line("readyok \r"), Ok(FromBot::ReadyOk));
     }
 
     #[test]

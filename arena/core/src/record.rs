@@ -231,6 +231,14 @@ pub struct SeatRecord {
     /// absent when no budget was set.
     #[serde(default, skip_serializing_if = "crate::protocol::Budget::is_empty")]
     pub budget: crate::protocol::Budget,
+    /// The text of its `ready` line (control characters replaced, cut to
+    /// 200 characters); absent when it never got that far.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ready: Option<String>,
+    /// Its conversation with the referee in this game, both ways, if one
+    /// was kept (`transcript = true`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transcript: Option<String>,
 }
 
 /// One move as played.
@@ -251,6 +259,11 @@ pub struct MoveRecord {
     /// The bot's `info` lines sent during this decision (capped).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub info: Vec<String>,
+    /// The search report of its `info` lines as fields (`depth`, `score`,
+    /// `nodes`, `pv`...: [`crate::protocol::search_fields`]); absent when
+    /// they held none.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub search: BTreeMap<String, String>,
     /// State notation after the move. Empty (left out of the JSON) in a
     /// compact record (`record_states = N`) but every N-th ply's and the
     /// last; readers rebuild it by replaying the moves.
@@ -339,6 +352,16 @@ pub struct CsvRow {
     pub round: u64,
     pub pair: u64,
     pub detail: String,
+    /// The seat that forfeited (empty: none). The last three columns came
+    /// later: files without them still read (as no offender, no points).
+    #[serde(default)]
+    pub offender: Option<Seat>,
+    /// Points of seat 0 and seat 1: 1, 0.5 or 0 (`score0`/`score1` are
+    /// the game's own scores: seeds, pieces).
+    #[serde(default)]
+    pub points0: f64,
+    #[serde(default)]
+    pub points1: f64,
 }
 
 /// `games.csv`'s header: the fields of [`CsvRow`], in order.
@@ -357,6 +380,9 @@ pub const CSV_HEADER: &[&str] = &[
     "round",
     "pair",
     "detail",
+    "offender",
+    "points0",
+    "points1",
 ];
 
 /// A cell that no spreadsheet takes for a formula: text starting with `=`,
@@ -392,6 +418,9 @@ impl From<&GameRecord> for CsvRow {
             round: r.round,
             pair: r.pair,
             detail: csv_cell(r.detail.as_deref().unwrap_or("")).into_owned(),
+            offender: r.offender,
+            points0: r.result.points(0),
+            points1: r.result.points(1),
         }
     }
 }

@@ -139,6 +139,10 @@ pub struct MatchArgs {
     // `[default: 1]` would repeat it.
     #[arg(long, value_name = "N", default_value_t = 1, hide_default_value = true, value_parser = clap::value_parser!(u32).range(1..))]
     record_states: u32,
+    /// Keep each game's conversation with each bot, both ways and timed, in
+    /// logs/ (gameNNNNN-seatS-NAME.transcript, named in the records).
+    #[arg(long)]
+    transcript: bool,
     /// Output directory for games.jsonl, games.csv and logs/ (a run
     /// directory, as a tournament's: refused if it holds a run).
     #[arg(long, default_value = "reports/match")]
@@ -329,6 +333,7 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
         limits: Limits {
             startup: Duration::from_millis(args.startup_ms),
             hide: vec![std::path::absolute(&args.out).unwrap_or_else(|_| args.out.clone())],
+            transcript: args.transcript,
             ..Limits::default()
         },
         keep_bots: args.keep_bots,
@@ -356,6 +361,8 @@ pub fn run(args: MatchArgs) -> Result<(), Error> {
         affinity: args.affinity,
         warnings: warning.into_iter().collect(),
         record_states: args.record_states as usize,
+        dead_bot_stop: (args.on_bot_failure == arena::run::config::OnBotFailure::Stop)
+            .then_some(arena::run::runner::DEAD_BOT_GAMES),
     };
     super::runtime()?.block_on(async {
         // Fail fast: both bots must start and answer `ready` before the

@@ -45,6 +45,10 @@ pub struct TournamentArgs {
     /// Skip the bots' `build` commands (their executables must already exist).
     #[arg(long)]
     pub no_build: bool,
+    /// Keep each game's conversation with each bot, both ways and timed, in
+    /// logs/ (as `transcript = true` in the config).
+    #[arg(long)]
+    pub transcript: bool,
     /// Pin each concurrent game (its bots and its referee thread) to a CPU
     /// of its own (round robin over the CPUs arena may use).
     #[arg(long)]
@@ -76,6 +80,7 @@ fn run_one(args: &TournamentArgs, path: &Path) -> Result<(), Error> {
     if let Some(seed) = args.seed {
         config.seed = seed;
     }
+    config.transcript |= args.transcript;
     if args.concurrency == Some(0) {
         return Err(Error::usage(ConfigError {
             file: path.to_path_buf(),
@@ -131,6 +136,8 @@ fn run_one(args: &TournamentArgs, path: &Path) -> Result<(), Error> {
         affinity: args.affinity,
         warnings,
         record_states: config.record_states as usize,
+        dead_bot_stop: check.then_some(run::DEAD_BOT_GAMES),
+        programs: run::conditions::bot_files(&player.bots),
     };
     // Games run on threads of their own (`lanes::Lanes`); this thread
     // only schedules them and collects the records.

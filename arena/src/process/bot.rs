@@ -33,6 +33,7 @@ use super::members::Members;
 use super::memcg::MemoryCgroup;
 use super::sandbox::{self, BwrapPlan, PrivateDir, Sandbox};
 use super::spec::BotSpec;
+use super::transcript::{Transcript, Way};
 use super::watchdog::{self, Watch};
 use crate::process;
 use arena_core::protocol::{self, FromBot, LineError, ToBot, MAX_LINE};
@@ -170,6 +171,8 @@ pub struct Bot {
     limits: Limits,
     /// What the bot answered after `ready`.
     pub ready_text: String,
+    /// The conversation so far, if kept (`Limits::transcript`).
+    transcript: Option<Transcript>,
     /// Set by the first failure; a failed bot is not used again.
     failed: Option<BotFailure>,
     exited: bool,
@@ -257,8 +260,12 @@ impl Bot {
             ("PATH".into(), path.clone()),
             ("LANG".into(), "C.UTF-8".into()),
         ];
+        // A bot's stdin and stdout reach it past bubblewrap (see
+        // `Launch::stdio_at`); a build's output ends with its process anyway.
+        let stdio_at =
+            (sandboxed && spec.build.is_none()).then_some(super::sandbox_init::STDIO_FDS);
         let plan = sandboxed.then(|| {
-            BwrapPlan::new(
+            let mut plan = BwrapPlan::new(
                 &spec.command,
                 &cwd,
                 spec.resources
@@ -272,7 +279,11 @@ impl Bot {
                     bot_dirs: &limits.bot_dirs,
                     build: spec.build.as_ref(),
                 },
-            )
+            );
+            if stdio_at.is_some() {
+                plan.take_stdio();
+            }
+            plan
         });
         if let Some(plan) = &plan {
             env.extend(plan.env.iter().map(|(k, v)| (k.into(), v.into())));
@@ -323,6 +334,7 @@ impl Bot {
                     fds,
                     pre_exec: None,
                     merge_stderr: spec.build.is_some(),
+                    stdio_at,
                 })?
             } else {
                 let exe = sandbox::find_on_path(program.as_ref(), &path)
@@ -359,6 +371,7 @@ impl Bot {
                     fds: Vec::new(),
                     pre_exec: hook,
                     merge_stderr: spec.build.is_some(),
+                    stdio_at: None,
                 })?;
                 if let (Some(cg), false) = (&cgroup, slow) {
                     cg.procs().add(spawned.child.id());
@@ -413,6 +426,8 @@ impl Bot {
             ..LogSink::default()
         }));
         let drain = spawn_drain(stderr, log_sink.clone());
+        let cap = spec.resources.stderr_bytes.unwrap_or(limits.log_cap);
+        let transcript = limits.transcript.then(|| Transcript::new(cap));
         let mut bot = Bot {
             spec,
             child,
@@ -428,6 +443,7 @@ impl Bot {
             out: Vec::with_capacity(4096),
             limits: limits.clone(),
             ready_text: String::new(),
+            transcript,
             failed: None,
             exited: false,
             done: false,
@@ -475,6 +491,12 @@ impl Bot {
                     return Ok(());
                 }
                 Ok(FromBot::Info(_)) | Ok(FromBot::Empty) => {}
+                Ok(FromBot::ReadyOk) => {
+                    return Err(self.fail(BotFailure::new(
+                        Reason::Protocol,
+                        "`readyok` before `ready`",
+                    )))
+                }
                 Ok(FromBot::Move(mv)) => {
                     return Err(self.fail(BotFailure::new(
                         Reason::Protocol,
@@ -512,6 +534,12 @@ impl Bot {
         sink.written = 0;
         sink.noted = false;
         self.log_path = sink.path.clone();
+    }
+
+    /// The conversation since the last call (or the start), if one is
+    /// kept: see [`super::transcript`].
+    pub fn take_transcript(&mut self) -> Option<Vec<u8>> {
+        self.transcript.as_mut().map(Transcript::take)
     }
 
     /// The current stderr log file, if any.
@@ -570,6 +598,12 @@ impl Bot {
         self.flush_within(stall).await
     }
 
+    /// How long the bot has to start (`ready`) or to set up for a game
+    /// (`readyok`).
+    pub fn startup_limit(&self) -> Duration {
+        self.limits.startup
+    }
+
     /// How long [`Bot::flush`] waits for a bot that does not take its input.
     pub fn write_stall(&self) -> Duration {
         self.limits.write_stall
@@ -581,6 +615,9 @@ impl Bot {
             self.out.clear();
             return Err(self.fail(BotFailure::new(Reason::Crash, "input already closed")));
         };
+        if let Some(t) = self.transcript.as_mut() {
+            t.written(&self.out);
+        }
         let write = async {
             stdin.write_all(&self.out).await?;
             stdin.flush().await
@@ -639,11 +676,16 @@ impl Bot {
             let failure: BotFailure = tokio::select! {
                 biased;
                 line = self.reader.next_line() => match line {
-                    Ok(raw) => match protocol::parse_bytes(raw) {
-                        Ok(FromBot::Empty) => continue,
-                        Ok(msg) => return Ok(msg),
-                        Err(e) => line_failure(e),
-                    },
+                    Ok(raw) => {
+                        if let Some(t) = self.transcript.as_mut() {
+                            t.line(Way::FromBot, raw);
+                        }
+                        match protocol::parse_bytes(raw) {
+                            Ok(FromBot::Empty) => continue,
+                            Ok(msg) => return Ok(msg),
+                            Err(e) => line_failure(e),
+                        }
+                    }
                     Err(LineReadError::Eof { partial }) => self.exit_failure(partial, "closed its output").await,
                     Err(LineReadError::Flood) => BotFailure::new(
                         Reason::Protocol,

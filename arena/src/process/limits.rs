@@ -145,6 +145,9 @@ pub struct Limits {
     /// Every bot's program directory: a sandboxed bot is shown nothing
     /// inside another's (nor containing one) for an interpreter.
     pub bot_dirs: Vec<PathBuf>,
+    /// Keep each bot's conversation, both ways (see
+    /// [`super::transcript`]), bounded like its stderr.
+    pub transcript: bool,
 }
 
 impl Default for Limits {
@@ -156,6 +159,7 @@ impl Default for Limits {
             log_cap: 1 << 20,
             hide: Vec::new(),
             bot_dirs: Vec::new(),
+            transcript: false,
         }
     }
 }

@@ -34,6 +34,7 @@ pub mod sandbox;
 pub mod sandbox_init;
 pub mod spawn;
 pub mod spec;
+pub mod transcript;
 pub mod uids;
 pub mod watchdog;
 

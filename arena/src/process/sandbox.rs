@@ -539,6 +539,20 @@ impl BwrapPlan {
     }
 }
 
+impl BwrapPlan {
+    /// Has the init step take the bot's stdin and stdout from
+    /// [`sandbox_init::STDIO_FDS`], where the spawn puts them
+    /// (`spawn::Launch::stdio_at`).
+    pub fn take_stdio(&mut self) {
+        let init = self
+            .args
+            .windows(2)
+            .position(|w| w[0] == "--" && w[1] == sandbox_init::PATH)
+            .expect("a plan runs the init step");
+        self.args.insert(init + 2, "--stdio".into());
+    }
+}
+
 /// What a sandboxed bot running `command` from `program_dir` sees, in
 /// words: for `arena check-bot`, so that a bot author knows why a file is
 /// not found (and why an interpreter was not shown). `interpreters` are the

@@ -117,9 +117,16 @@ pub fn program() -> std::io::Result<PathBuf> {
         .map_err(std::io::Error::other)
 }
 
-/// The init step's arguments: `--files N --size BYTES [--uid U [--gid G]]
-/// [--cwd DIR] -- COMMAND...` (the gid is the uid unless given; the working
-/// directory /tmp unless given: a build works in its program directory).
+/// Where the bot's stdin and stdout pipes arrive with `--stdio`, to be
+/// moved onto 0 and 1: bubblewrap keeps its own 0, 1 and 2 open for as long
+/// as the sandbox runs, but closes these in its own process, so that the
+/// bot is the only holder of its stdout (the referee sees it close).
+pub const STDIO_FDS: [i32; 2] = [5, 6];
+
+/// The init step's arguments: `[--stdio] --files N --size BYTES [--uid U
+/// [--gid G]] [--cwd DIR] -- COMMAND...` (the gid is the uid unless given;
+/// the working directory /tmp unless given: a build works in its program
+/// directory).
 fn init(args: Vec<OsString>) -> Result<std::convert::Infallible, String> {
     let mut files: Option<u64> = None;
     let mut size: Option<u64> = None;
@@ -135,6 +142,15 @@ fn init(args: Vec<OsString>) -> Result<std::convert::Infallible, String> {
             Some("--uid") => uid = it.next().and_then(|v| v.to_str()?.parse().ok()),
             Some("--gid") => gid = it.next().and_then(|v| v.to_str()?.parse().ok()),
             Some("--cwd") => cwd = it.next(),
+            Some("--stdio") => {
+                for (from, to) in STDIO_FDS.into_iter().zip([0, 1]) {
+                    // SAFETY: dup2 and close on plain descriptor numbers.
+                    if unsafe { libc::dup2(from, to) } < 0 || unsafe { libc::close(from) } < 0 {
+                        let e = std::io::Error::last_os_error();
+                        return Err(format!("stdio from descriptor {from}: {e}"));
+                    }
+                }
+            }
             Some("--") => {
                 command = it.by_ref().collect();
                 break;

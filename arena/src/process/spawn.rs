@@ -45,6 +45,12 @@ pub struct Launch<'a> {
     /// Its stderr goes to its stdout pipe (a build's output, in order);
     /// the stderr pipe then only ever reads end of file.
     pub merge_stderr: bool,
+    /// Its stdin and stdout pipes go to these descriptors instead, and 0 and
+    /// 1 are /dev/null: for bubblewrap, which holds its own 0, 1 and 2 for
+    /// as long as the sandbox runs (a bot that closed its stdout would never
+    /// be seen to), and closes the others, which the sandbox's init step
+    /// moves onto the bot's 0 and 1.
+    pub stdio_at: Option<[RawFd; 2]>,
 }
 
 /// A started process with piped stdin, stdout and stderr.
@@ -72,9 +78,27 @@ pub fn spawn(mut launch: Launch<'_>) -> io::Result<Spawned> {
     let (in_r, in_w) = pipe2()?;
     let (out_r, out_w) = pipe2()?;
     let (err_r, err_w) = pipe2()?;
+    let null = match launch.stdio_at {
+        Some(at) => {
+            launch
+                .fds
+                .extend([(in_r.as_raw_fd(), at[0]), (out_w.as_raw_fd(), at[1])]);
+            Some(OwnedFd::from(
+                std::fs::OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .open("/dev/null")?,
+            ))
+        }
+        None => None,
+    };
+    let (stdin, stdout) = match &null {
+        Some(null) => (null.as_raw_fd(), null.as_raw_fd()),
+        None => (in_r.as_raw_fd(), out_w.as_raw_fd()),
+    };
     let stdio = [
-        (in_r.as_raw_fd(), 0),
-        (out_w.as_raw_fd(), 1),
+        (stdin, 0),
+        (stdout, 1),
         (
             if launch.merge_stderr {
                 out_w.as_raw_fd()
@@ -88,7 +112,7 @@ pub fn spawn(mut launch: Launch<'_>) -> io::Result<Spawned> {
         None => posix_spawn(&launch, &stdio)?,
         Some(hook) => fork_exec(&launch, &stdio, hook)?,
     };
-    drop((in_r, out_w, err_w));
+    drop((in_r, out_w, err_w, null));
     let child = Child::new(pid)?;
     Ok(Spawned {
         child,

@@ -65,12 +65,20 @@ impl Table {
     }
 }
 
-pub(super) fn seat_record(spec: &BotSpec, log: Option<&Path>, budget: Budget) -> SeatRecord {
+/// `ready`: the bot's `ready` text, `None` for a bot that did not start.
+pub(super) fn seat_record(
+    spec: &BotSpec,
+    log: Option<&Path>,
+    budget: Budget,
+    ready: Option<&str>,
+) -> SeatRecord {
     SeatRecord {
         name: spec.name.clone(),
         command: spec.command.clone(),
         log: log.map(|p| p.display().to_string()),
         budget,
+        ready: ready.map(str::to_string),
+        transcript: None,
     }
 }
 
@@ -89,7 +97,8 @@ pub async fn play_game(setup: &GameSetup, bots: [&mut Bot; 2]) -> GameRecord {
         if bots[s].log_path() != path.as_deref() {
             bots[s].set_log(path.as_deref());
         }
-        seat_record(&bots[s].spec, bots[s].log_path(), setup.budgets[s])
+        let ready = Some(bots[s].ready_text.as_str());
+        seat_record(&bots[s].spec, bots[s].log_path(), setup.budgets[s], ready)
     });
     let mut state = setup.game.initial_state();
     let mut table = Table::new(setup, seats, state.to_string());
@@ -131,6 +140,7 @@ async fn play(
             ms: 0.0,
             cpu_ms: None,
             info: Vec::new(),
+            search: Default::default(),
             state: state.to_string(),
             effects,
         });
@@ -141,10 +151,17 @@ async fn play(
             return table.forfeit(seat, f);
         }
     }
+    // Each bot's untimed set-up, if it asked for one, one after the other
+    // (as they started): what it says meanwhile goes with its first move.
+    let mut early = [Info::default(), Info::default()];
+    for (seat, bot) in bots.iter_mut().enumerate() {
+        if let Err(m) = seat::set_up(bot, &mut early[seat]).await {
+            return table.forfeit(seat, m.failure());
+        }
+    }
 
-    let tc = setup.time;
-    let (margin, inc) = (tc.margin(), tc.inc());
-    let mut clock = [tc.time(); 2];
+    let tcs = [setup.time_of(0), setup.time_of(1)];
+    let mut clock = tcs.map(|tc| tc.time());
     let mut state_text = state.to_string();
     loop {
         if let Some(outcome) = state.outcome() {
@@ -169,9 +186,11 @@ async fn play(
             (&mut **second, &mut **first)
         };
         let waiting = (!setup.ponder).then_some(waiting);
+        let tc = tcs[seat];
+        let (margin, inc) = (tc.margin(), tc.inc());
 
         // Anything the bot said since its last decision belongs to this one.
-        let mut info = Info::default();
+        let mut info = std::mem::take(&mut early[seat]);
         if let Err(m) = seat::between_decisions(bot, &mut info).await {
             return table.forfeit(seat, m.failure());
         }
@@ -265,6 +284,7 @@ async fn play(
             mv,
             ms: round_ms(decision.used),
             cpu_ms: decision.cpu.map(round_ms),
+            search: protocol::search_fields(&info.kept),
             info: info.into_lines(),
             state: state_text.clone(),
             effects,

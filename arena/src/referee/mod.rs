@@ -137,6 +137,9 @@ pub struct GameSetup {
     /// say). They must be legal: see [`GameSetup::check_opening`].
     pub opening: Vec<String>,
     pub time: TimeControl,
+    /// A seat's own time control (time odds: a bot's `time_control`),
+    /// replacing `time` for it; the clock kind is the same for both.
+    pub seat_time: [Option<TimeControl>; 2],
     /// Whether the bot not on move keeps running (thinking on its
     /// opponent's time, cutechess's `ponder`). Off: it is frozen from
     /// [`seat::FREEZE_AFTER`] into its opponent's turn until its next `go`,
@@ -152,6 +155,11 @@ pub struct GameSetup {
 }
 
 impl GameSetup {
+    /// The time control of `seat`'s bot.
+    pub fn time_of(&self, seat: Seat) -> TimeControl {
+        self.seat_time[seat].unwrap_or(self.time)
+    }
+
     /// Checks that the opening moves are legal, one after the other.
     pub fn check_opening(&self) -> Result<(), IllegalOpening> {
         let mut state = self.game.initial_state();
@@ -171,6 +179,15 @@ impl GameSetup {
 
     /// The stderr log file of `seat`'s bot in this game.
     pub fn log_path(&self, seat: Seat, name: &str) -> Option<PathBuf> {
+        self.seat_file(seat, name, "log")
+    }
+
+    /// The transcript file of `seat`'s bot in this game (`transcript = true`).
+    pub fn transcript_path(&self, seat: Seat, name: &str) -> Option<PathBuf> {
+        self.seat_file(seat, name, "transcript")
+    }
+
+    fn seat_file(&self, seat: Seat, name: &str, ext: &str) -> Option<PathBuf> {
         let clean: String = name
             .chars()
             .map(|c| {
@@ -183,7 +200,7 @@ impl GameSetup {
             .collect();
         self.log_dir
             .as_ref()
-            .map(|d| d.join(format!("game{:05}-seat{seat}-{clean}.log", self.index)))
+            .map(|d| d.join(format!("game{:05}-seat{seat}-{clean}.{ext}", self.index)))
     }
 }
 
@@ -337,6 +354,9 @@ pub async fn run_game(
         }
         (r0, r1) => start_failure(setup, [&*p0, &*p1], [r0.err(), r1.err()]),
     };
+    for (seat, p) in [&mut *p0, &mut *p1].into_iter().enumerate() {
+        record.seats[seat].transcript = write_transcript(setup, seat, p);
+    }
     let stop = |p: &mut BotSlot| !keep || p.bot.as_ref().is_some_and(|b| b.failure().is_some());
     let (s0, s1) = (stop(p0), stop(p1));
     tokio::join!(
@@ -360,6 +380,20 @@ pub async fn run_game(
     }
     record.duration_ms = started.elapsed().as_millis() as u64;
     record
+}
+
+/// Writes the conversation of `player`'s bot in this game, if one is kept,
+/// to its file in the log directory; the file's name, if written.
+fn write_transcript(setup: &GameSetup, seat: Seat, player: &mut BotSlot) -> Option<String> {
+    let text = player.bot.as_mut()?.take_transcript()?;
+    let path = setup.transcript_path(seat, &player.spec.name)?;
+    match std::fs::write(&path, text) {
+        Ok(()) => Some(path.display().to_string()),
+        Err(e) => {
+            eprintln!("arena: warning: {}: {e}", path.display());
+            None
+        }
+    }
 }
 
 async fn ensure(
@@ -392,10 +426,13 @@ fn start_failure(
 ) -> GameRecord {
     let seats = [0, 1].map(|s| {
         let log = setup.log_path(s, &players[s].spec.name);
+        // The bot that did start has its `ready` text.
+        let ready = players[s].bot.as_ref().map(|b| b.ready_text.as_str());
         seat_record(
             &players[s].spec,
             log.as_deref().filter(|p| p.exists()),
             setup.budgets[s],
+            ready,
         )
     });
     let state = setup.game.initial_state().to_string();
@@ -421,6 +458,7 @@ mod tests {
     //! engines are tested end to end in `tests/`).
     use super::*;
     use arena_core::games::nim::Nim;
+    use std::collections::BTreeMap;
 
     fn python() -> &'static str {
         // The real interpreter: a pyenv shim on PATH takes ~0.7 s to start.
@@ -473,6 +511,7 @@ mod tests {
                 clock: Default::default(),
                 ceiling_ms: None,
             },
+            seat_time: [None; 2],
             ponder: false,
             budgets: Default::default(),
             log_dir: None,
@@ -596,6 +635,161 @@ mod tests {
         }
         while let Some(done) = set.join_next().await {
             done.unwrap();
+        }
+    }
+
+    /// A bot that sets up for 1.5 s at each game loses nothing on time at
+    /// 200 ms per move when it asks for `isready` (both seats, a kept bot's
+    /// second game too); the control, the same set-up on `newgame`, loses
+    /// on time at its first move. A set-up longer than the start-up limit
+    /// is a `timeout`.
+    #[tokio::test]
+    async fn an_untimed_set_up_at_each_game_costs_no_time() {
+        let s = setup(9, 200);
+        let slow = |isready: bool| {
+            let mut args = vec!["--setup-ms", "1500"];
+            args.extend(isready.then_some("--isready"));
+            testbot(if isready { "setup" } else { "loader" }, &args)
+        };
+        let (mut a, mut b) = (BotSlot::new(slow(true)), BotSlot::new(slow(true)));
+        for _ in 0..2 {
+            let r = run_game(&s, [&mut a, &mut b], true, &limits()).await;
+            assert_eq!(r.reason, Reason::Normal, "{:?}", r.detail);
+            assert!(r.moves.len() >= 5, "{r:?}");
+        }
+        let pids = [&a, &b].map(|p| p.bot().expect("kept").pid());
+        assert_ne!(pids[0], pids[1]);
+        a.release().await;
+        b.release().await;
+
+        let r = game(&s, testbot("good", &[]), slow(false)).await;
+        assert_forfeit(&r, Reason::Timeout, "no move within 200 ms");
+        assert_eq!(r.moves.len(), 1, "it lost at its first move: {r:?}");
+
+        let mut short = limits();
+        short.startup = Duration::from_millis(1500);
+        let late = testbot("late", &["--setup-ms", "4000", "--isready"]);
+        let (mut good, mut late) = (BotSlot::new(testbot("good", &[])), BotSlot::new(late));
+        let r = run_game(&s, [&mut good, &mut late], false, &short).await;
+        assert_forfeit(
+            &r,
+            Reason::Timeout,
+            "no `readyok` within 1500 ms of `isready`",
+        );
+        assert!(r.moves.is_empty(), "{r:?}");
+    }
+
+    /// With `transcript`, each bot's file holds exactly the lines that went
+    /// each way, timed in order: from the bot its `ready` and its moves (as
+    /// the record has them), to it `arena 1`, `newgame`, a `played` for
+    /// every move, `position`/`legal`/`go` for each of its decisions, and
+    /// `gameover`. The control: without it, no file and no record field.
+    #[tokio::test]
+    async fn a_transcript_holds_the_lines_that_went_each_way() {
+        let mut s = setup(7, 2000);
+        let dir = tempfile::tempdir().unwrap();
+        s.log_dir = Some(dir.path().to_path_buf());
+        let mut with = limits();
+        with.transcript = true;
+        let (mut a, mut b) = (
+            BotSlot::new(testbot("a", &[])),
+            BotSlot::new(quiet_bot("b")),
+        );
+        let r = run_game(&s, [&mut a, &mut b], false, &with).await;
+        assert_eq!(r.reason, Reason::Normal, "{:?}", r.detail);
+        for seat in 0..2 {
+            let path = r.seats[seat].transcript.as_ref().expect("a transcript");
+            assert_eq!(
+                Some(PathBuf::from(path)),
+                s.transcript_path(seat, &r.seats[seat].name)
+            );
+            let text = std::fs::read_to_string(path).unwrap();
+            let lines: Vec<(f64, &str, &str)> = text
+                .lines()
+                .map(|l| {
+                    let mut it = l.splitn(3, ' ');
+                    let ms = it.next().unwrap().parse().unwrap();
+                    (ms, it.next().unwrap(), it.next().unwrap())
+                })
+                .collect();
+            assert!(lines.windows(2).all(|w| w[0].0 <= w[1].0), "{text}");
+            let way = |arrow: &str| -> Vec<&str> {
+                lines.iter().filter(|l| l.1 == arrow).map(|l| l.2).collect()
+            };
+            let mut said = vec![format!("ready {}", r.seats[seat].ready.as_deref().unwrap())];
+            said.extend(
+                r.moves
+                    .iter()
+                    .filter(|m| m.seat == seat)
+                    .map(|m| format!("move {}", m.mv)),
+            );
+            assert_eq!(way("<"), said, "{text}");
+            let heard = way(">");
+            assert_eq!(heard[0], "arena 1");
+            assert!(
+                heard[1].starts_with(&format!("newgame nim seat={seat} seed=7 ")),
+                "{text}"
+            );
+            assert!(heard.last().unwrap().starts_with("gameover "), "{text}");
+            let count = |w: &str| {
+                heard
+                    .iter()
+                    .filter(|l| l.split(' ').next() == Some(w))
+                    .count()
+            };
+            let decisions = said.len() - 1;
+            assert_eq!(count("played"), r.moves.len(), "{text}");
+            for w in ["position", "legal", "go"] {
+                assert_eq!(count(w), decisions, "{w}: {text}");
+            }
+            assert_eq!(heard.len(), 3 + r.moves.len() + 3 * decisions, "{text}");
+        }
+        let r = game(&s, testbot("a", &[]), quiet_bot("b")).await;
+        assert!(r.seats.iter().all(|s| s.transcript.is_none()));
+        assert!(
+            s.transcript_path(0, "a").is_some_and(|p| p.exists()),
+            "the first run's file"
+        );
+        let files = std::fs::read_dir(dir.path()).unwrap().count();
+        assert_eq!(files, 3, "two transcripts and a's stderr log, nothing more");
+    }
+
+    /// A bot's structured `info` (UCI-style here) is in its moves' records
+    /// as fields; the bot that says nothing structured has none.
+    #[tokio::test]
+    async fn structured_info_is_kept_as_fields_of_the_move() {
+        let script = "import sys\nfirst = ''\nn = 0\nfor line in sys.stdin:\n    w = line.split()\n    \
+            if w and w[0] == 'arena': print('ready searcher', flush=True)\n    \
+            elif w and w[0] == 'legal': first = w[1]\n    \
+            elif w and w[0] == 'go':\n        n += 1\n        \
+            print('info depth %d score cp %d nodes 40 pv %s' % (n, 10 * n, first), flush=True)\n        \
+            print('move ' + first, flush=True)\n    \
+            elif w and w[0] == 'quit': break\n";
+        let searcher = Arc::new(BotSpec::new(
+            "searcher",
+            vec![python().to_string(), "-c".to_string(), script.to_string()],
+        ));
+        let r = game(
+            &setup(7, 2000),
+            searcher,
+            testbot("plain", &["--mode", "info"]),
+        )
+        .await;
+        assert_eq!(r.reason, Reason::Normal, "{:?}", r.detail);
+        for (k, m) in r.moves.iter().filter(|m| m.seat == 0).enumerate() {
+            let want: BTreeMap<String, String> = [
+                ("depth", (k + 1).to_string()),
+                ("score", (10 * (k + 1)).to_string()),
+                ("nodes", "40".to_string()),
+                ("pv", m.mv.clone()),
+            ]
+            .into_iter()
+            .map(|(a, b)| (a.to_string(), b))
+            .collect();
+            assert_eq!(m.search, want, "{m:?}");
+        }
+        for m in r.moves.iter().filter(|m| m.seat == 1) {
+            assert!(!m.info.is_empty() && m.search.is_empty(), "{m:?}");
         }
     }
 

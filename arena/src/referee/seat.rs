@@ -34,6 +34,8 @@ pub enum Misstep {
     UnaskedMove(String),
     /// `ready` again.
     Ready,
+    /// `readyok` when no `isready` was waiting for one.
+    ReadyOk,
     /// No `move` by the deadline (a failure with reason `timeout`).
     NoAnswer(BotFailure),
     /// Anything else: a crash, a protocol violation, a flood, input not read.
@@ -49,6 +51,9 @@ impl Misstep {
                 format!("`move {mv}` when no `go` was pending"),
             ),
             Misstep::Ready => BotFailure::new(Reason::Protocol, "unexpected `ready`"),
+            Misstep::ReadyOk => {
+                BotFailure::new(Reason::Protocol, "`readyok` when no `isready` was pending")
+            }
             Misstep::NoAnswer(f) | Misstep::Failed(f) => f,
         }
     }
@@ -134,18 +139,64 @@ pub async fn between_decisions(bot: &mut Bot, info: &mut Info) -> Result<(), Mis
         match msg {
             Ok(FromBot::Info(text)) => info.add(&text),
             Ok(FromBot::Move(mv)) => {
-                let m = Misstep::UnaskedMove(protocol::truncate(&mv, protocol::SHOW));
-                bot.mark_failed(m.clone().failure());
-                return Err(m);
+                let mv = protocol::truncate(&mv, protocol::SHOW);
+                return Err(misstep(bot, Misstep::UnaskedMove(mv)));
             }
-            Ok(FromBot::Ready(_)) => {
-                bot.mark_failed(Misstep::Ready.failure());
-                return Err(Misstep::Ready);
-            }
+            Ok(FromBot::Ready(_)) => return Err(misstep(bot, Misstep::Ready)),
+            Ok(FromBot::ReadyOk) => return Err(misstep(bot, Misstep::ReadyOk)),
             Ok(FromBot::Empty) => {}
             Err(f) => return Err(Misstep::Failed(f)),
         }
     }
+    Ok(())
+}
+
+/// Marks the bot failed for `m` and returns it.
+fn misstep(bot: &mut Bot, m: Misstep) -> Misstep {
+    bot.mark_failed(m.clone().failure());
+    m
+}
+
+/// The untimed set-up of a game, for a bot whose `ready` asked for it
+/// ([`protocol::announces_isready`]; nothing for any other bot): `isready`
+/// after what was queued (`newgame`, the opening's moves), then reads up to
+/// `readyok`, keeping `info` lines (they belong to its first move), within
+/// the start-up limit. The bot runs meanwhile, on no clock, and is frozen
+/// again once it is ready: its opponent's set-up and its first `go` find it
+/// as a plain bot's.
+pub async fn set_up(bot: &mut Bot, info: &mut Info) -> Result<(), Misstep> {
+    if !protocol::announces_isready(&bot.ready_text) {
+        return Ok(());
+    }
+    bot.queue(&ToBot::IsReady);
+    bot.set_output_budget(MAX_DECISION_BYTES);
+    bot.set_frozen(false);
+    let limit = bot.startup_limit();
+    let deadline = Instant::now() + limit;
+    bot.flush_within(limit).await.map_err(Misstep::Failed)?;
+    loop {
+        match bot.read_message(Some(deadline)).await {
+            Ok(FromBot::ReadyOk) => break,
+            Ok(FromBot::Info(text)) => info.add(&text),
+            Ok(FromBot::Empty) => {}
+            Ok(FromBot::Move(mv)) => {
+                let mv = protocol::truncate(&mv, protocol::SHOW);
+                return Err(misstep(bot, Misstep::UnaskedMove(mv)));
+            }
+            Ok(FromBot::Ready(_)) => return Err(misstep(bot, Misstep::Ready)),
+            Err(mut f) => {
+                if f.reason == Reason::Timeout {
+                    f.detail = format!(
+                        "no `readyok` within {} ms of `isready` (the start-up limit)",
+                        limit.as_millis()
+                    );
+                }
+                return Err(Misstep::Failed(f));
+            }
+        }
+    }
+    bot.set_output_budget(u64::MAX);
+    bot.set_frozen(true);
     Ok(())
 }
 
@@ -226,10 +277,8 @@ pub async fn decide(
             Ok(FromBot::Move(mv)) => break (mv, Instant::now()),
             Ok(FromBot::Info(text)) => info.add(&text),
             Ok(FromBot::Empty) => {}
-            Ok(FromBot::Ready(_)) => {
-                bot.mark_failed(Misstep::Ready.failure());
-                return Err(Misstep::Ready);
-            }
+            Ok(FromBot::Ready(_)) => return Err(misstep(bot, Misstep::Ready)),
+            Ok(FromBot::ReadyOk) => return Err(misstep(bot, Misstep::ReadyOk)),
             Err(f) if f.reason == Reason::Timeout => return Err(Misstep::NoAnswer(f)),
             Err(f) => return Err(Misstep::Failed(f)),
         }

@@ -85,6 +85,8 @@ struct MoveView<'a> {
     cpu_ms: Option<f64>,
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     info: &'a [String],
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    search: &'a BTreeMap<String, String>,
     state: &'a str,
     #[serde(skip_serializing_if = "serde_json::Value::is_null")]
     effects: &'a serde_json::Value,
@@ -118,6 +120,32 @@ struct GameView<'a> {
     initial_state: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     moves: Option<Vec<MoveView<'a>>>,
+    /// Each seat's stderr log and transcript, for the replay's links
+    /// (with the replay only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    files: Option<[SeatFiles<'a>; 2]>,
+}
+
+/// A seat's files of one game, as the record names them: relative to the
+/// run directory, which holds the page.
+#[derive(Serialize)]
+struct SeatFiles<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    log: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    transcript: Option<&'a str>,
+}
+
+/// `path` if it is a file in the run's `logs/` (a link the page may make:
+/// a record naming anything else, an absolute path or `..`, gets none).
+fn in_logs(path: Option<&str>) -> Option<&str> {
+    let p = Path::new(path?);
+    let mut parts = p.components();
+    let first = parts.next()?;
+    let inside = first.as_os_str() == store::LOGS
+        && parts.clone().count() == 1
+        && parts.all(|c| matches!(c, std::path::Component::Normal(_)));
+    inside.then_some(path?)
 }
 
 /// Where the page finds the replays it does not embed.
@@ -190,10 +218,17 @@ fn game_view(r: &GameRecord, with_moves: bool) -> GameView<'_> {
                     ms: m.ms,
                     cpu_ms: m.cpu_ms,
                     info: &m.info,
+                    search: &m.search,
                     state: &m.state,
                     effects: &m.effects,
                 })
                 .collect()
+        }),
+        files: with_moves.then(|| {
+            [0, 1].map(|s| SeatFiles {
+                log: in_logs(r.seats[s].log.as_deref()),
+                transcript: in_logs(r.seats[s].transcript.as_deref()),
+            })
         }),
     }
 }
@@ -531,6 +566,23 @@ pub fn write_html(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_replay_links_only_files_in_the_runs_logs() {
+        let ok = "logs/game00001-seat0-a.transcript";
+        assert_eq!(in_logs(Some(ok)), Some(ok));
+        for bad in [
+            "/etc/passwd",
+            "logs/../tournament.json",
+            "logs",
+            "javascript:alert(1)",
+            "logs/x/y",
+            "./logs/x",
+        ] {
+            assert_eq!(in_logs(Some(bad)), None, "{bad}");
+        }
+        assert_eq!(in_logs(None), None);
+    }
 
     #[test]
     fn script_safe_json_cannot_close_the_script_block() {

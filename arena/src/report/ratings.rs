@@ -537,6 +537,8 @@ mod tests {
             command: vec!["./bot".into()],
             log: None,
             budget: Default::default(),
+            ready: None,
+            transcript: None,
         };
         GameRecord {
             index,

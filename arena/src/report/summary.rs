@@ -467,6 +467,8 @@ mod tests {
             command: vec![],
             log: None,
             budget: Default::default(),
+            ready: None,
+            transcript: None,
         };
         GameRecord {
             index,

@@ -80,10 +80,69 @@ struct RawConfig {
     on_bot_failure: OnBotFailure,
     /// Compact records: the state after every this-many plies (and the last).
     record_states: Option<u32>,
+    /// Keep each game's conversation with each bot in `logs/`.
+    #[serde(default)]
+    transcript: bool,
     time_control: RawTimeControl,
     /// `clock = "cpu"`: the same as `[time_control] clock`.
     clock: Option<Clock>,
+    /// `[defaults]`: merged into every bot before this is read (see
+    /// [`merge_defaults`]); here only so that it is not an unknown key.
+    #[serde(default)]
+    #[allow(dead_code)]
+    defaults: Option<toml::Value>,
     bots: Vec<RawBot>,
+}
+
+/// The keys of `[defaults]`: what every bot inherits unless it sets its own
+/// (the tables `env`, `limits` and `budget` key by key; the others whole).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)] // read to check the table; the values reach the bots
+struct RawDefaults {
+    cwd: Option<String>,
+    env: Option<BTreeMap<String, String>>,
+    limits: Option<LimitSettings>,
+    sandbox: Option<Sandbox>,
+    keep_bots: Option<bool>,
+    budget: Option<Budget>,
+    interpreters: Option<Vec<PathBuf>>,
+    time_control: Option<RawTimeControl>,
+}
+
+/// Bot tables `[defaults]` merges into key by key; any other key a bot
+/// gives replaces the default whole.
+const MERGED_TABLES: [&str; 3] = ["env", "limits", "budget"];
+
+/// Gives every `[[bots]]` table the keys of `[defaults]` it does not set
+/// itself (and of `env`, `limits`, `budget` the keys it does not set).
+fn merge_defaults(table: &mut toml::Table) {
+    let Some(toml::Value::Table(defaults)) = table.get("defaults").cloned() else {
+        return;
+    };
+    let Some(toml::Value::Array(bots)) = table.get_mut("bots") else {
+        return;
+    };
+    for bot in bots.iter_mut() {
+        let toml::Value::Table(bot) = bot else {
+            continue;
+        };
+        for (key, value) in &defaults {
+            match (bot.get_mut(key), value) {
+                (None, v) => {
+                    bot.insert(key.clone(), v.clone());
+                }
+                (Some(toml::Value::Table(own)), toml::Value::Table(inherited))
+                    if MERGED_TABLES.contains(&key.as_str()) =>
+                {
+                    for (k, v) in inherited {
+                        own.entry(k.clone()).or_insert_with(|| v.clone());
+                    }
+                }
+                (Some(_), _) => {}
+            }
+        }
+    }
 }
 
 fn default_games() -> u32 {
@@ -132,6 +191,8 @@ struct RawBot {
     #[serde(default)]
     budget: Budget,
     interpreters: Option<Vec<PathBuf>>,
+    /// Its own time control (time odds), replacing `[time_control]` for it.
+    time_control: Option<RawTimeControl>,
 }
 
 /// `build = { command = [...], sandbox = "none", ... }`.
@@ -223,6 +284,10 @@ pub struct BotConfig {
     /// interpreters are on this machine, like PATH: not in the fingerprint.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub interpreters: Vec<PathBuf>,
+    /// Its own time control, if it has one (`time_control` per bot or in
+    /// `[defaults]`): time odds. `None`: the tournament's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_control: Option<TimeControl>,
 }
 
 /// A validated tournament config.
@@ -255,6 +320,10 @@ pub struct Config {
     /// every ply). How records are written, not which games are played:
     /// not part of the fingerprint.
     pub record_states: u32,
+    /// Each game's conversation with each bot, both ways, is kept in
+    /// `logs/` (`transcript = true`, `--transcript`). What is kept, not what
+    /// is played: not part of the fingerprint.
+    pub transcript: bool,
     pub time_control: TimeControl,
     pub bots: Vec<BotConfig>,
 }
@@ -302,6 +371,10 @@ pub struct NormalizedBot {
     /// Its search budget: other budgets, other games.
     #[serde(default, skip_serializing_if = "is_default")]
     pub budget: Budget,
+    /// Its own time control (time odds); left out when it has none, so
+    /// configs without one keep their fingerprint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_control: Option<TimeControl>,
 }
 
 fn is_default<T: Default + PartialEq>(v: &T) -> bool {
@@ -345,6 +418,20 @@ impl Config {
             reason,
         };
         let raw: RawConfig = parse_toml(text).map_err(|(key, reason)| err(&key, reason))?;
+        let raw = match &raw.defaults {
+            None => raw,
+            Some(defaults) => {
+                // Checked as written, then merged into each bot's table.
+                from_value::<RawDefaults>(defaults.clone())
+                    .map_err(|(key, reason)| err(&format!("defaults.{key}"), reason))?;
+                let mut table: toml::Table =
+                    toml::from_str(text).map_err(|e| err("(file)", toml_reason(&e, text)))?;
+                merge_defaults(&mut table);
+                from_value::<RawConfig>(toml::Value::Table(table)).map_err(|(key, reason)| {
+                    err(&key, format!("{reason} (with what [defaults] gives it)"))
+                })?
+            }
+        };
         let base = path
             .parent()
             .map(|p| {
@@ -494,6 +581,7 @@ impl Config {
                 keep: b.keep_bots.unwrap_or(raw.keep_bots),
                 budget: b.budget,
                 interpreters: b.interpreters.clone().unwrap_or(raw.interpreters.clone()),
+                time_control: None,
             });
             if let Some(p) = bots
                 .last()
@@ -580,83 +668,16 @@ impl Config {
             ));
         }
 
-        // Time control.
-        let mut tc = raw.time_control.clone();
-        let text_of = |key: &str, v: &toml::Value| match v {
-            toml::Value::String(s) => Ok(s.clone()),
-            toml::Value::Integer(i) => Ok(i.to_string()),
-            toml::Value::Float(f) => Ok(f.to_string()),
-            _ => Err(err(key, "must be a string or a number of seconds".into())),
-        };
-        if let Some(v) = &tc.tc {
-            let key = "time_control.tc";
-            if tc.time_ms.is_some() || tc.inc_ms.is_some() {
-                return Err(err(
-                    key,
-                    "give the game clock once: tc, or time_ms with inc_ms, not both".into(),
-                ));
-            }
-            let (time, inc) = parse_tc(&text_of(key, v)?).map_err(|e| err(key, e.to_string()))?;
-            (tc.time_ms, tc.inc_ms) = (Some(time), Some(inc));
+        // Time control: the tournament's, and a bot's own.
+        let time_control = time_control_of(&raw.time_control, "time_control", raw.clock)
+            .map_err(|(key, reason)| err(&key, reason))?;
+        for (i, b) in raw.bots.iter().enumerate() {
+            let Some(own) = &b.time_control else { continue };
+            let prefix = format!("bots[{i}].time_control");
+            let tc = time_control_of(own, &prefix, Some(time_control.clock))
+                .map_err(|(key, reason)| err(&key, reason))?;
+            bots[i].time_control = Some(tc);
         }
-        if let Some(v) = &tc.st {
-            let key = "time_control.st";
-            if tc.movetime_ms.is_some() {
-                return Err(err(
-                    key,
-                    "give the limit per move once: st or movetime_ms, not both".into(),
-                ));
-            }
-            let ms = parse_st(&text_of(key, v)?).map_err(|e| err(key, e.to_string()))?;
-            tc.movetime_ms = Some(ms);
-        }
-        match (tc.movetime_ms, tc.time_ms) {
-            (None, None) => {
-                return Err(err(
-                    "time_control",
-                    "set movetime_ms (or st, in seconds), or time_ms with optional inc_ms \
-                     (or tc = \"SECONDS+INCREMENT\"), or both"
-                        .into(),
-                ))
-            }
-            (Some(0), _) => {
-                return Err(err("time_control.movetime_ms", "must be at least 1".into()))
-            }
-            (_, Some(0)) => return Err(err("time_control.time_ms", "must be at least 1".into())),
-            _ => {}
-        }
-        if tc.inc_ms.is_some() && tc.time_ms.is_none() {
-            return Err(err(
-                "time_control.inc_ms",
-                "needs time_ms (an increment is added to a game clock)".into(),
-            ));
-        }
-        let clock = match (raw.clock, tc.clock) {
-            (Some(a), Some(b)) if a != b => {
-                return Err(err(
-                    "clock",
-                    format!("clock = \"{a}\" and time_control.clock = \"{b}\": give one"),
-                ))
-            }
-            (a, b) => a.or(b).unwrap_or_default(),
-        };
-        if tc.ceiling_ms.is_some() && clock != Clock::Cpu {
-            return Err(err(
-                "time_control.ceiling_ms",
-                "is the cpu clock's wall-time ceiling: it needs clock = \"cpu\"".into(),
-            ));
-        }
-        if tc.ceiling_ms == Some(0) {
-            return Err(err("time_control.ceiling_ms", "must be at least 1".into()));
-        }
-        let time_control = TimeControl {
-            movetime_ms: tc.movetime_ms,
-            time_ms: tc.time_ms,
-            inc_ms: tc.inc_ms.unwrap_or(0),
-            margin_ms: tc.margin_ms,
-            clock,
-            ceiling_ms: tc.ceiling_ms,
-        };
 
         let config = Config {
             file: path.to_path_buf(),
@@ -673,6 +694,7 @@ impl Config {
             ponder: raw.ponder,
             on_bot_failure: raw.on_bot_failure,
             record_states,
+            transcript: raw.transcript,
             time_control,
             bots,
         };
@@ -869,6 +891,7 @@ impl Config {
                     sandbox: b.sandbox,
                     keep: b.keep,
                     budget: b.budget,
+                    time_control: b.time_control,
                 })
                 .collect(),
         }
@@ -1236,6 +1259,113 @@ fn parse_toml<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, (String, 
             path
         };
         (key, toml_reason(&inner, text))
+    })
+}
+
+/// A `[time_control]` table (`prefix` names it in errors) validated;
+/// `clock_key`, the clock given outside it (the top-level `clock` key, or a
+/// bot's tournament's), must agree with its `clock` and is the default.
+fn time_control_of(
+    raw: &RawTimeControl,
+    prefix: &str,
+    clock_key: Option<Clock>,
+) -> Result<TimeControl, (String, String)> {
+    let err = |key: &str, reason: String| (key.to_string(), reason);
+    let mut tc = raw.clone();
+    let text_of = |key: &str, v: &toml::Value| match v {
+        toml::Value::String(s) => Ok(s.clone()),
+        toml::Value::Integer(i) => Ok(i.to_string()),
+        toml::Value::Float(f) => Ok(f.to_string()),
+        _ => Err(err(key, "must be a string or a number of seconds".into())),
+    };
+    if let Some(v) = &tc.tc {
+        let key = &format!("{prefix}.tc");
+        if tc.time_ms.is_some() || tc.inc_ms.is_some() {
+            return Err(err(
+                key,
+                "give the game clock once: tc, or time_ms with inc_ms, not both".into(),
+            ));
+        }
+        let (time, inc) = parse_tc(&text_of(key, v)?).map_err(|e| err(key, e.to_string()))?;
+        (tc.time_ms, tc.inc_ms) = (Some(time), Some(inc));
+    }
+    if let Some(v) = &tc.st {
+        let key = &format!("{prefix}.st");
+        if tc.movetime_ms.is_some() {
+            return Err(err(
+                key,
+                "give the limit per move once: st or movetime_ms, not both".into(),
+            ));
+        }
+        let ms = parse_st(&text_of(key, v)?).map_err(|e| err(key, e.to_string()))?;
+        tc.movetime_ms = Some(ms);
+    }
+    match (tc.movetime_ms, tc.time_ms) {
+        (None, None) => {
+            return Err(err(
+                prefix,
+                "set movetime_ms (or st, in seconds), or time_ms with optional inc_ms \
+                 (or tc = \"SECONDS+INCREMENT\"), or both"
+                    .into(),
+            ))
+        }
+        (Some(0), _) => {
+            return Err(err(
+                &format!("{prefix}.movetime_ms"),
+                "must be at least 1".into(),
+            ))
+        }
+        (_, Some(0)) => {
+            return Err(err(
+                &format!("{prefix}.time_ms"),
+                "must be at least 1".into(),
+            ))
+        }
+        _ => {}
+    }
+    if tc.inc_ms.is_some() && tc.time_ms.is_none() {
+        return Err(err(
+            &format!("{prefix}.inc_ms"),
+            "needs time_ms (an increment is added to a game clock)".into(),
+        ));
+    }
+    let clock = match (clock_key, tc.clock) {
+        (Some(a), Some(b)) if a != b => {
+            return Err(err(
+                &format!("{prefix}.clock"),
+                format!("is \"{b}\" where the clock is \"{a}\": time controls of one tournament share one clock"),
+            ))
+        }
+        (a, b) => a.or(b).unwrap_or_default(),
+    };
+    if tc.ceiling_ms.is_some() && clock != Clock::Cpu {
+        return Err(err(
+            &format!("{prefix}.ceiling_ms"),
+            "is the cpu clock's wall-time ceiling: it needs clock = \"cpu\"".into(),
+        ));
+    }
+    if tc.ceiling_ms == Some(0) {
+        return Err(err(
+            &format!("{prefix}.ceiling_ms"),
+            "must be at least 1".into(),
+        ));
+    }
+    Ok(TimeControl {
+        movetime_ms: tc.movetime_ms,
+        time_ms: tc.time_ms,
+        inc_ms: tc.inc_ms.unwrap_or(0),
+        margin_ms: tc.margin_ms,
+        clock,
+        ceiling_ms: tc.ceiling_ms,
+    })
+}
+
+/// Deserializes a TOML value (no text, so no line numbers), turning errors
+/// into (key path, reason).
+fn from_value<T: serde::de::DeserializeOwned>(value: toml::Value) -> Result<T, (String, String)> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        (path, e.into_inner().message().trim().to_string())
     })
 }
 

@@ -63,6 +63,8 @@ pub struct MatchRun {
     pub warnings: Vec<String>,
     /// Records keep the state of every this-many plies (1: every ply).
     pub record_states: usize,
+    /// As [`RunOptions::dead_bot_stop`].
+    pub dead_bot_stop: Option<u32>,
 }
 
 impl Default for MatchRun {
@@ -74,6 +76,8 @@ impl Default for MatchRun {
             affinity: false,
             warnings: Vec::new(),
             record_states: 1,
+            // A library run plays on: its bots lose what they cannot play.
+            dead_bot_stop: None,
         }
     }
 }
@@ -175,6 +179,7 @@ pub fn normalized(config: &MatchConfig) -> Normalized {
                 sandbox: b.sandbox,
                 keep: false,
                 budget: config.budget,
+                time_control: None,
             })
             .collect(),
     }
@@ -217,6 +222,7 @@ pub async fn run_match_with(
         commands: config.bots.iter().map(|b| b.command.clone()).collect(),
         keep: vec![config.keep_bots; 2],
         time: config.time,
+        times: Vec::new(),
         ponder: config.ponder,
         limits: config.limits.clone(),
         opening_plies: config.openings.random_plies,
@@ -235,6 +241,8 @@ pub async fn run_match_with(
         affinity: run.affinity,
         warnings: run.warnings.clone(),
         record_states: run.record_states,
+        dead_bot_stop: run.dead_bot_stop,
+        programs: super::conditions::bot_files(&config.bots),
     };
     let test = config.sprt.map(|p| PairTest::new(Sprt::new(p)));
     let stop = test.clone().map(|mut rule| {

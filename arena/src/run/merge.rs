@@ -159,6 +159,8 @@ pub fn merge(dirs: &[PathBuf], out: Option<&Path>) -> Result<MergeSummary, Tourn
         .unwrap_or_else(|| Path::new("reports").join(&first.name));
     let lock = RunLock::acquire(&out)?;
     let mut manifest = Manifest::new(&first.config, jobs.len() as u64, None, jobs.len() as u64);
+    // The shards' sittings, in the order the shards were given.
+    manifest.sittings = manifests.iter().flat_map(|m| m.sittings.clone()).collect();
     // What the unsharded run would have warned about, as it would say it.
     let pairs = jobs.last().map_or(0, |j| j.pair + 1);
     manifest.warnings.extend(super::openings::reuse_warning(

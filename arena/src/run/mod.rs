@@ -10,6 +10,7 @@
 //! - [`merge`]: shards' runs made into one;
 //! - `progress`: what a run shows on stderr while it plays.
 
+pub mod conditions;
 pub mod config;
 pub mod distinct;
 pub mod matchplay;
@@ -22,4 +23,6 @@ pub mod schedule;
 
 pub use progress::ProgressMode;
 pub use referee_player::RefereePlayer;
-pub use runner::{run, run_with, Hooks, Player, PlayerError, RunOptions, Summary, TournamentError};
+pub use runner::{
+    run, run_with, Hooks, Player, PlayerError, RunOptions, Summary, TournamentError, DEAD_BOT_GAMES,
+};

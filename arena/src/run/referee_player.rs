@@ -31,6 +31,9 @@ pub struct RefereePlayer {
     /// Per bot, in config order: whether its process is kept across games.
     pub keep: Vec<bool>,
     pub time: TimeControl,
+    /// Per bot, in config order: its own time control (time odds), if any
+    /// (a bot past the end has none: a match gives none).
+    pub times: Vec<Option<TimeControl>>,
     /// Whether the bot not on move keeps running.
     pub ponder: bool,
     pub limits: Limits,
@@ -82,12 +85,14 @@ impl RefereePlayer {
             commands: config.bots.iter().map(|b| b.command.clone()).collect(),
             keep: config.bots.iter().map(|b| b.keep).collect(),
             time: config.time_control,
+            times: config.bots.iter().map(|b| b.time_control).collect(),
             ponder: config.ponder,
             limits: Limits {
                 // A sandboxed bot whose program directory holds the run
                 // directory (reports/ in a checkout) must not see it.
                 hide: vec![std::path::absolute(run_dir).unwrap_or_else(|_| run_dir.to_path_buf())],
                 bot_dirs: config.bots.iter().map(|b| b.cwd.clone()).collect(),
+                transcript: config.transcript,
                 ..Limits::default()
             },
             opening_plies: config.random_opening_plies,
@@ -144,6 +149,7 @@ impl Player for RefereePlayer {
                 &job,
             ),
             time: self.time,
+            seat_time: job.seats.map(|b| self.times.get(b).copied().flatten()),
             ponder: self.ponder,
             budgets: job.seats.map(|b| self.budgets[b]),
             log_dir: Some(self.run_dir.join(store::LOGS)),
@@ -175,9 +181,9 @@ impl Player for RefereePlayer {
                     .filter(|p| p.exists())
                     .map(|p| p.display().to_string());
             }
-            if let Some(log) = &s.log {
-                if let Ok(rel) = Path::new(log).strip_prefix(&self.run_dir) {
-                    s.log = Some(rel.display().to_string());
+            for file in [&mut s.log, &mut s.transcript].into_iter().flatten() {
+                if let Ok(rel) = Path::new(file.as_str()).strip_prefix(&self.run_dir) {
+                    *file = rel.display().to_string();
                 }
             }
         }

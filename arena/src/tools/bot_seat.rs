@@ -86,7 +86,8 @@ impl MoveSource for BotSeat {
         let Some(bot) = self.bot.as_mut() else {
             return Err(BotSeatError::Stopped.into());
         };
-        if !self.started {
+        let set_up = !self.started;
+        if set_up {
             seat::new_game(bot, &*self.game, self.seat, self.seed);
             self.started = true;
         }
@@ -104,6 +105,9 @@ impl MoveSource for BotSeat {
         let wait = self.movetime + MARGIN;
         let mut info = Info::default();
         let decision = self.runtime.block_on(async {
+            if set_up {
+                seat::set_up(bot, &mut info).await?;
+            }
             seat::between_decisions(bot, &mut info).await?;
             seat::decide(bot, None, state, legal, go, Some(wait), &mut info).await
         });

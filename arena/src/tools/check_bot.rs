@@ -457,6 +457,10 @@ async fn play(
         }
     }
     bot.flush().await.map_err(Fault::failed)?;
+    // The untimed set-up, as the referee gives it to a bot that asks.
+    seat::set_up(bot, &mut Info::default())
+        .await
+        .map_err(|m| Fault::failed(m.failure()))?;
 
     let mut decisions = 0usize;
     let mut plies = 0usize;
@@ -556,6 +560,7 @@ async fn drain_between(bot: &mut Bot, info: &mut Info) -> Result<(), Fault> {
         .map_err(|m| match m {
             Misstep::UnaskedMove(mv) => Fault::MoveBeforeGo(mv),
             Misstep::Ready => Fault::ReadyTwice,
+            m @ Misstep::ReadyOk => Fault::failed(m.failure()),
             Misstep::NoAnswer(f) | Misstep::Failed(f) => Fault::failed(f),
         })
 }
@@ -592,6 +597,7 @@ async fn decide(
                 state: state_text.to_string(),
             },
             Misstep::Ready => Fault::ReadyTwice,
+            m @ Misstep::ReadyOk => Fault::failed(m.failure()),
             Misstep::UnaskedMove(mv) => Fault::UnaskedMove(mv),
             Misstep::Failed(failure) => Fault::Failed {
                 failure,

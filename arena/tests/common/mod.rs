@@ -54,6 +54,7 @@ pub fn random_game(
             mv,
             ms: rng.random_range(0.2..40.0),
             cpu_ms: None,
+            search: arena_core::protocol::search_fields(&info),
             info,
             state: state.to_string(),
             effects,
@@ -82,6 +83,8 @@ pub fn random_game(
         command: vec!["./random-bot".into()],
         log: None,
         budget: Default::default(),
+        ready: None,
+        transcript: None,
     };
     GameRecord {
         index,
@@ -198,6 +201,7 @@ pub fn fixture_records() -> Vec<GameRecord> {
                     ms: 1.5 * k as f64,
                     cpu_ms: Some(1.25 * k as f64),
                     info: vec![format!("depth {k} </script><script>alert(2)</script>")],
+                    search: Default::default(),
                     state: s.to_string(),
                     effects: serde_json::Value::Null,
                 })
@@ -212,6 +216,8 @@ pub fn fixture_records() -> Vec<GameRecord> {
                 command: vec![],
                 log: None,
                 budget: Default::default(),
+                ready: None,
+                transcript: None,
             };
             records.push(GameRecord {
                 index,

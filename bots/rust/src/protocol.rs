@@ -233,6 +233,8 @@ pub fn run<A: Algorithm>(
                 last_legal.clear();
             }
             ToBot::GameOver { .. } => session = None,
+            // Never sent: these bots do not ask for it in `ready`.
+            ToBot::IsReady => send(&mut out, FromBot::ReadyOk)?,
             ToBot::Quit => break,
         }
     }

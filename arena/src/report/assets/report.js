@@ -581,6 +581,21 @@
       " \u00B7 round " + g.round + " \u00B7 result " + g.result + " (" + g.reason +
       (g.detail ? ": " + g.detail : "") + ") \u00B7 scores " + g.scores[0] + "-" + g.scores[1] + " \u00B7 " + g.plies +
       " plies \u00B7 " + fmtDuration(g.duration_ms) }));
+    // Each seat's stderr log and transcript, where the run kept them.
+    var files = [0, 1].map(function (seat) {
+      var f = (g.files || [])[seat] || {};
+      var links = [["log", "stderr"], ["transcript", "transcript"]].filter(function (k) { return f[k[0]]; })
+        .map(function (k) { return el("a", { href: f[k[0]], "class": "seat-file " + k[0], text: k[1] }); });
+      if (!links.length) return null;
+      var parts = [el("span", { "class": "seat" + seat + "-name", text: g.seats[seat] }), ": "];
+      links.forEach(function (a, i) { if (i) parts.push(", "); parts.push(a); });
+      return el("span", { "class": "seat-files" }, parts);
+    }).filter(Boolean);
+    if (files.length) {
+      var line = [];
+      files.forEach(function (f, i) { if (i) line.push(" \u00B7 "); line.push(f); });
+      append(box, el("p", { id: "seat-files", "class": "meta" }, line));
+    }
     var controls = el("div", { "class": "controls" },
       el("button", { id: "first", type: "button", title: "first (Home)", text: "|\u25C0", onclick: function () { go(0); } }),
       el("button", { id: "prev", type: "button", title: "back (\u2190)", text: "\u25C0", onclick: function () { go(replay.ply - 1); } }),
@@ -615,10 +630,52 @@
         controls, slider,
         el("div", { id: "move-detail", "class": "move-detail" }),
         el("h3", { text: "Clock used per move" }),
-        el("div", { id: "clock-chart" })),
+        el("div", { id: "clock-chart" }),
+        el("div", { id: "eval-chart" })),
       el("div", { "class": "moves-col" }, el("h3", { text: "Moves" }), el("div", { "class": "moves-scroll" }, moveTable))));
     renderClockChart(g);
+    renderEvalChart(g);
     show();
+  }
+
+  // Each bot's own evaluation after each of its moves (the `score` of its
+  // `info` lines, from its point of view, as engines report it), where it
+  // reported one.
+  function renderEvalChart(g) {
+    var box = clear(document.getElementById("eval-chart"));
+    var n = g.moves.length;
+    var pts = [];
+    g.moves.forEach(function (m, i) {
+      var v = m.search ? Number(m.search.score) : NaN;
+      if (m.search && m.search.score !== undefined && isFinite(v)) pts.push({ ply: i + 1, seat: m.seat, v: v });
+    });
+    if (!pts.length) return;
+    var W = 560, H = 130, L = 52, B = 20, T = 8;
+    var lo = Math.min(0, Math.min.apply(null, pts.map(function (p) { return p.v; })));
+    var hi = Math.max(0, Math.max.apply(null, pts.map(function (p) { return p.v; })));
+    if (hi === lo) hi = lo + 1;
+    var x = function (ply) { return L + (W - L - 4) * (n === 1 ? 1 : (ply - 1) / (n - 1)); };
+    var y = function (v) { return T + (H - T - B) * (hi - v) / (hi - lo); };
+    var root = svg("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, "class": "chart eval" });
+    ticks(lo, hi, 4).forEach(function (t) {
+      append(root, svg("line", { x1: L, x2: W, y1: y(t), y2: y(t), "class": t === 0 ? "axis" : "grid" }));
+      append(root, svg("text", { x: L - 4, y: y(t) + 4, "text-anchor": "end", "class": "tick", text: String(t) }));
+    });
+    [0, 1].forEach(function (seat) {
+      var mine = pts.filter(function (p) { return p.seat === seat; });
+      if (mine.length > 1) {
+        append(root, svg("polyline", { fill: "none", stroke: SEAT_COLORS[seat], "stroke-width": 1.5,
+          points: mine.map(function (p) { return x(p.ply).toFixed(1) + "," + y(p.v).toFixed(1); }).join(" ") }));
+      }
+      mine.forEach(function (p) {
+        var dot = svg("circle", { cx: x(p.ply), cy: y(p.v), r: 2.5, fill: SEAT_COLORS[seat], "class": "eval-point", "data-ply": p.ply },
+          svg("title", { text: "ply " + p.ply + ": " + g.seats[seat] + " says " + p.v }));
+        dot.addEventListener("click", function () { go(p.ply); });
+        append(root, dot);
+      });
+    });
+    append(box, el("h3", { text: "Evaluation (each bot's reported score)" }));
+    append(box, root);
   }
 
   function renderClockChart(g) {
@@ -783,6 +840,9 @@
         out.cpu_shown = Array.prototype.filter.call(
           document.querySelectorAll("#movelist tbody tr td:nth-child(5)"),
           function (td) { return td.textContent !== ""; }).length;
+        out.eval_points = document.querySelectorAll("#eval-chart .eval-point").length;
+        out.seat_files = Array.prototype.map.call(document.querySelectorAll("#seat-files a.seat-file"),
+          function (a) { return a.getAttribute("href"); });
       }
       if (replay && drawerOf(replay.game)) {
         go(0);

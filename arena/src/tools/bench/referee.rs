@@ -26,6 +26,7 @@ pub(super) fn setup(game: Arc<dyn AnyGame>, index: u64) -> GameSetup {
             movetime_ms: Some(5000),
             ..TimeControl::default()
         },
+        seat_time: [None; 2],
         ponder: false,
         budgets: Default::default(),
         log_dir: None,

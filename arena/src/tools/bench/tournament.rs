@@ -35,6 +35,8 @@ fn tournament_once(
         affinity: false,
         warnings: Vec::new(),
         record_states: 1,
+        dead_bot_stop: None,
+        programs: Vec::new(),
     };
     reset_peak();
     let before = status_kib("VmRSS:").unwrap_or(0.0);
@@ -122,6 +124,7 @@ pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, BenchE
                 sandbox: Default::default(),
                 keep,
                 budget: Default::default(),
+                time_control: None,
             })
             .collect(),
     };
@@ -142,6 +145,7 @@ pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, BenchE
         commands: vec![command.clone(); bots],
         keep: vec![v.keep; bots],
         time: TimeControl::default(),
+        times: Vec::new(),
         ponder: v.ponder,
         limits: Limits::default(),
         opening_plies: 0,
