@@ -14,12 +14,14 @@
 Moves and states are the texts of arena's bot protocol (protocol.md), so a position
 from a game record or a ``position`` line goes straight into
 :meth:`Game.state_from_text`. Integer actions (:meth:`State.legal_actions`) and
-observation tensors serve OpenSpiel-style algorithms; :mod:`arena_games.openspiel`
-registers both games with OpenSpiel itself.
+per-player observation tensors and masks (NumPy arrays) serve OpenSpiel-style algorithms;
+:class:`Batch` steps N games in one call. :mod:`arena_games.openspiel` registers both
+games with OpenSpiel itself.
 """
 
 from arena_games._engine import (
     TERMINAL,
+    Batch,
     Game,
     GameError,
     IllegalMoveError,
@@ -35,6 +37,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "TERMINAL",
+    "Batch",
     "Game",
     "GameError",
     "IllegalMoveError",
