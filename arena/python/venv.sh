@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the arena_games package into the virtual environment .venv at the repository root
-# (created if missing), with OpenSpiel and pytest: what the package's tests, the Python
-# search bots and the OpenSpiel demo tournament run on. Quick when nothing changed.
+# (created if missing), with NumPy, OpenSpiel, PettingZoo, Gymnasium and pytest: what the
+# package's tests, its example, the Python search bots and the OpenSpiel demo tournament
+# run on. Quick when nothing changed.
 #
 #   arena/python/venv.sh          (from anywhere)
 #
@@ -10,6 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 [ -x .venv/bin/python ] || python3 -m venv .venv
-.venv/bin/pip install -q --disable-pip-version-check 'maturin>=1.5,<2' 'pytest>=7' 'open_spiel>=1.5'
+.venv/bin/pip install -q --disable-pip-version-check 'maturin>=1.5,<2' 'pytest>=7' \
+  'numpy>=1.21' 'open_spiel>=1.5' 'pettingzoo>=1.24' 'gymnasium>=1.0'
 CARGO_TARGET_DIR="$PWD/target" VIRTUAL_ENV="$PWD/.venv" \
   .venv/bin/maturin develop --release --quiet -m arena/python/Cargo.toml

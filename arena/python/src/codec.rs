@@ -18,6 +18,7 @@
 pub enum Codec {
     Dakon {
         holes: usize,
+        seeds: usize,
         max_plies: usize,
     },
     Latrunculi {
@@ -43,6 +44,7 @@ impl Codec {
         match name {
             "dakon" => Some(Codec::Dakon {
                 holes: p("holes")?,
+                seeds: p("seeds")?,
                 max_plies: p("max_plies")?,
             }),
             "latrunculi" => Some(Codec::Latrunculi {
@@ -115,32 +117,47 @@ impl Codec {
         }
     }
 
-    /// The state as numbers, from the state text (see the package README):
-    /// - Dakon: the seat to move one-hot, the pits in notation order, the
-    ///   stores (seed counts as they are);
-    /// - Ludus latrunculorum: planes of `height x width`, ranks from the top as
-    ///   in the notation: free and trapped pieces of seat 0, of seat 1, empty
-    ///   squares, then constant planes: seat 1 to move, placement phase, each
-    ///   hand as a fraction of `pieces`, the quiet count as a fraction of
-    ///   `quiet_plies`.
-    pub fn observation(&self, text: &str) -> Option<Vec<f32>> {
-        let field = |key: &str| {
-            text.split(' ')
-                .find_map(|token| token.strip_prefix(key)?.strip_prefix('='))
-        };
-        let numbers = |key: &str| -> Option<Vec<f32>> {
-            field(key)?
-                .split(',')
-                .map(|n| n.parse::<u32>().ok().map(|n| n as f32))
-                .collect()
-        };
-        let turn: usize = field("turn")?.parse().ok()?;
+    /// The least and the greatest number of [`Codec::observation`]'s tensor: the
+    /// seeds of the whole board (Dakon), 1 (Ludus latrunculorum: planes of 0/1
+    /// and fractions).
+    pub fn observation_bounds(&self) -> (f32, f32) {
         match *self {
-            Codec::Dakon { .. } => {
+            Codec::Dakon { holes, seeds, .. } => (0.0, (2 * holes * seeds) as f32),
+            Codec::Latrunculi { .. } => (0.0, 1.0),
+        }
+    }
+
+    /// The state as numbers seen by `player` (0 or 1), from the state text (see
+    /// the package README). "Mine" and "the opponent's" replace seat 0 and seat
+    /// 1, so that one network can play either seat; player 0's view is the
+    /// board as the notation gives it:
+    /// - Dakon: [I am to move, the opponent is to move], the pits with my row
+    ///   where the notation puts seat 0's (player 1's view is the board turned
+    ///   round: its pit `k` is pit `(k + holes) % (2 * holes)`), then my store
+    ///   and the opponent's (seed counts as they are);
+    /// - Ludus latrunculorum: planes of `height x width`, ranks from the top as
+    ///   in the notation (squares stay where they are: no row owns a side):
+    ///   my free and trapped pieces, the opponent's, empty squares, then
+    ///   constant planes: the opponent to move, placement phase, my hand and
+    ///   the opponent's as fractions of `pieces`, the quiet count as a fraction
+    ///   of `quiet_plies`.
+    pub fn observation(&self, text: &str, player: usize) -> Option<Vec<f32>> {
+        let fields = Fields(text);
+        let turn: usize = fields.get("turn")?.parse().ok()?;
+        // Seat -> its place in the view: 0 for the observer, 1 for the opponent.
+        let place = |seat: usize| usize::from(seat != player);
+        match *self {
+            Codec::Dakon { holes, .. } => {
                 let mut out = vec![0.0; 2];
-                out[turn.min(1)] = 1.0;
-                out.extend(numbers("pits")?);
-                out.extend(numbers("stores")?);
+                out[place(turn)] = 1.0;
+                let pits = fields.numbers("pits")?;
+                if pits.len() != 2 * holes {
+                    return None;
+                }
+                let turn_by = if player == 0 { 0 } else { holes };
+                out.extend((0..2 * holes).map(|k| pits[(k + turn_by) % (2 * holes)]));
+                let stores = fields.numbers("stores")?;
+                out.extend([*stores.get(player)?, *stores.get(1 - player)?]);
                 Some(out)
             }
             Codec::Latrunculi {
@@ -151,38 +168,25 @@ impl Codec {
             } => {
                 let plane = width * height;
                 let mut out = vec![0.0; PLANES * plane];
-                for (row, rank) in field("board")?.split('/').enumerate() {
-                    let mut col = 0;
-                    let mut run = 0;
-                    for c in rank.chars() {
-                        if let Some(d) = c.to_digit(10) {
-                            run = run * 10 + d as usize;
-                            continue;
-                        }
-                        col += std::mem::take(&mut run);
-                        let kind = match c {
-                            'X' => 0,
-                            'x' => 1,
-                            'O' => 2,
-                            'o' => 3,
-                            _ => return None,
-                        };
-                        *out.get_mut(kind * plane + row * width + col)? = 1.0;
-                        col += 1;
+                for (square, seat, trapped) in fields.pieces(width)? {
+                    if square >= plane {
+                        return None;
                     }
+                    let kind = 2 * place(seat) + usize::from(trapped);
+                    out[kind * plane + square] = 1.0;
                 }
                 for sq in 0..plane {
                     if (0..4).all(|kind| out[kind * plane + sq] == 0.0) {
                         out[4 * plane + sq] = 1.0;
                     }
                 }
-                let hand = numbers("hand")?;
-                let quiet: f32 = field("quiet")?.parse().ok()?;
+                let hand = fields.numbers("hand")?;
+                let quiet: f32 = fields.get("quiet")?.parse().ok()?;
                 let constants = [
-                    turn as f32,
-                    (field("phase")? == "place") as u8 as f32,
-                    *hand.first()? / pieces as f32,
-                    *hand.get(1)? / pieces as f32,
+                    place(turn) as f32,
+                    (fields.get("phase")? == "place") as u8 as f32,
+                    *hand.get(player)? / pieces as f32,
+                    *hand.get(1 - player)? / pieces as f32,
                     quiet / quiet_plies as f32,
                 ];
                 for (i, value) in constants.into_iter().enumerate() {
@@ -191,6 +195,73 @@ impl Codec {
                 Some(out)
             }
         }
+    }
+
+    /// `player`'s material less the opponent's, the measure of arena's
+    /// reference search: seeds in the stores (Dakon), pieces on the board and
+    /// in hand (Ludus latrunculorum).
+    pub fn material(&self, text: &str, player: usize) -> Option<f32> {
+        let fields = Fields(text);
+        let own = match *self {
+            Codec::Dakon { .. } => fields.numbers("stores")?,
+            Codec::Latrunculi { width, .. } => {
+                let mut own = fields.numbers("hand")?;
+                for (_, seat, _) in fields.pieces(width)? {
+                    *own.get_mut(seat)? += 1.0;
+                }
+                own
+            }
+        };
+        Some(own.get(player)? - own.get(1 - player)?)
+    }
+}
+
+/// The `key=value` fields of a state text.
+struct Fields<'a>(&'a str);
+
+impl<'a> Fields<'a> {
+    fn get(&self, key: &str) -> Option<&'a str> {
+        self.0
+            .split(' ')
+            .find_map(|token| token.strip_prefix(key)?.strip_prefix('='))
+    }
+
+    /// A comma-separated list of counts.
+    fn numbers(&self, key: &str) -> Option<Vec<f32>> {
+        self.get(key)?
+            .split(',')
+            .map(|n| n.parse::<u32>().ok().map(|n| n as f32))
+            .collect()
+    }
+
+    /// Every piece of a Ludus latrunculorum `board=` field: (index in the
+    /// tensor's plane, ranks from the top; seat; trapped).
+    fn pieces(&self, width: usize) -> Option<Vec<(usize, usize, bool)>> {
+        let mut out = Vec::new();
+        for (row, rank) in self.get("board")?.split('/').enumerate() {
+            let mut col = 0;
+            let mut run = 0;
+            for c in rank.chars() {
+                if let Some(d) = c.to_digit(10) {
+                    run = run * 10 + d as usize;
+                    continue;
+                }
+                col += std::mem::take(&mut run);
+                let (seat, trapped) = match c {
+                    'X' => (0, false),
+                    'x' => (0, true),
+                    'O' => (1, false),
+                    'o' => (1, true),
+                    _ => return None,
+                };
+                if col >= width {
+                    return None;
+                }
+                out.push((row * width + col, seat, trapped));
+                col += 1;
+            }
+        }
+        Some(out)
     }
 }
 

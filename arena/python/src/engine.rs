@@ -45,6 +45,14 @@ impl Game {
         State(self.0.initial_state())
     }
 
+    /// The board of a state drawn for the terminal, as `arena show` draws it.
+    pub fn draw(&self, state: &State) -> String {
+        let text = state.text();
+        let entry = games::entry(self.name()).expect("a game built by name has an entry");
+        // The engines' own text always draws; keep the text should it ever not.
+        (entry.draw)(&text, None).unwrap_or(text)
+    }
+
     /// Parses the protocol's state text.
     pub fn parse_state(&self, text: &str) -> Result<State, Error> {
         self.0

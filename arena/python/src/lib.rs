@@ -2,11 +2,13 @@
 //! package `arena_games` (python/arena_games/) re-exports them; the API and its
 //! documentation are in `arena_games/_engine.pyi`.
 
+mod batch;
 mod codec;
 mod engine;
 
 use std::sync::Arc;
 
+use numpy::{IntoPyArray, PyArray1};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyNotImplementedError, PyValueError};
 use pyo3::prelude::*;
@@ -190,6 +192,11 @@ impl Game {
         Ok(self.shared.codec()?.observation_shape())
     }
 
+    /// `(low, high)`: the least and greatest number an observation tensor holds.
+    fn observation_tensor_bounds(&self) -> PyResult<(f32, f32)> {
+        Ok(self.shared.codec()?.observation_bounds())
+    }
+
     /// The action id of a move in notation (for jump chains: of its start and final square).
     fn move_to_action(&self, r#move: &str) -> PyResult<usize> {
         self.shared.codec()?.action(r#move).ok_or_else(|| {
@@ -252,22 +259,55 @@ struct State {
     inner: engine::State,
 }
 
+/// The legal moves of a position with their action ids, sorted by id; of several
+/// moves with one id, the first listed stays.
+fn legal_pairs(codec: &Codec, state: &engine::State) -> Vec<(usize, String)> {
+    let mut pairs: Vec<(usize, String)> = state
+        .legal_moves()
+        .into_iter()
+        .map(|mv| {
+            let action = codec.action(&mv).expect("a legal move is in the notation");
+            (action, mv)
+        })
+        .collect();
+    pairs.sort_by_key(|(action, _)| *action);
+    pairs.dedup_by_key(|(action, _)| *action);
+    pairs
+}
+
+/// The legal actions as 0/1, one entry per action id (OpenSpiel's legal_actions_mask).
+fn mask_of(pairs: &[(usize, String)], out: &mut [i8]) {
+    for (action, _) in pairs {
+        out[*action] = 1;
+    }
+}
+
+/// A position as numbers seen by `player`; the state text comes from the engine,
+/// so a failure here is a bug of the codec, reported with the text.
+fn observation_of(codec: &Codec, state: &engine::State, player: usize) -> Result<Vec<f32>, String> {
+    let text = state.text();
+    codec
+        .observation(&text, player)
+        .ok_or_else(|| format!("cannot read the state text `{text}`"))
+}
+
 impl State {
     fn legal_action_pairs(&self) -> PyResult<Vec<(usize, String)>> {
-        let codec = self.shared.codec()?;
-        let mut pairs: Vec<(usize, String)> = self
-            .inner
-            .legal_moves()
-            .into_iter()
-            .map(|mv| {
-                let action = codec.action(&mv).expect("a legal move is in the notation");
-                (action, mv)
-            })
-            .collect();
-        // Sorted by id; of several moves with one id, the first listed stays.
-        pairs.sort_by_key(|(action, _)| *action);
-        pairs.dedup_by_key(|(action, _)| *action);
-        Ok(pairs)
+        Ok(legal_pairs(self.shared.codec()?, &self.inner))
+    }
+
+    /// The seat whose view is asked for: `player`, or by default the one to move.
+    fn observer(&self, player: Option<i64>) -> PyResult<usize> {
+        match player {
+            Some(p @ 0..=1) => Ok(p as usize),
+            Some(p) => Err(GameError::new_err(format!(
+                "player {p}: a player is 0 or 1"
+            ))),
+            None if self.inner.outcome().is_some() => Err(GameError::new_err(
+                "the game is over: nobody is to move, so give the player whose view you want",
+            )),
+            None => Ok(self.inner.to_move()),
+        }
     }
 
     fn move_of_action(&self, action: i64) -> PyResult<String> {
@@ -373,13 +413,42 @@ impl State {
         })
     }
 
-    /// The position as numbers, flattened, of shape Game.observation_tensor_shape().
-    fn observation_tensor(&self) -> PyResult<Vec<f32>> {
+    /// The position as numbers seen by `player` (default: the player to move), a flat
+    /// float32 array of Game.observation_tensor_shape() elements.
+    #[pyo3(signature = (player=None))]
+    fn observation_tensor<'py>(
+        &self,
+        py: Python<'py>,
+        player: Option<i64>,
+    ) -> PyResult<Bound<'py, PyArray1<f32>>> {
+        let player = self.observer(player)?;
+        let tensor = observation_of(self.shared.codec()?, &self.inner, player)
+            .map_err(PyValueError::new_err)?;
+        Ok(tensor.into_pyarray(py))
+    }
+
+    /// The legal actions as an int8 array of 0/1, one entry per action id.
+    fn legal_actions_mask<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<i8>>> {
+        let codec = self.shared.codec()?;
+        let mut mask = vec![0; codec.num_distinct_actions()];
+        mask_of(&legal_pairs(codec, &self.inner), &mut mask);
+        Ok(mask.into_pyarray(py))
+    }
+
+    /// `player`'s material less the opponent's: seeds in the stores (Dakon), pieces on
+    /// the board and in hand (Ludus latrunculorum).
+    fn material(&self, player: i64) -> PyResult<f32> {
+        let player = self.observer(Some(player))?;
         let text = self.inner.text();
         self.shared
             .codec()?
-            .observation(&text)
-            .ok_or_else(|| NotationError::new_err(format!("cannot read the state text `{text}`")))
+            .material(&text, player)
+            .ok_or_else(|| PyValueError::new_err(format!("cannot read the state text `{text}`")))
+    }
+
+    /// The board drawn for the terminal, as `arena show` draws it.
+    fn draw(&self) -> String {
+        self.shared.engine.draw(&self.inner)
     }
 
     /// An independent copy.
@@ -497,6 +566,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Game>()?;
     m.add_class::<State>()?;
     m.add_class::<Outcome>()?;
+    m.add_class::<batch::Batch>()?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(games, m)?)?;
     m.add_function(wrap_pyfunction!(_game, m)?)?;

@@ -118,7 +118,7 @@ def test_random_games_round_trip_through_the_notation(game):
         assert sorted(set(map(state.move_to_action, state.legal_moves()))) == actions
         for action in actions:
             assert state.move_to_action(state.action_to_move(action)) == action
-        assert len(state.observation_tensor()) == _product(game.observation_tensor_shape())
+        assert len(state.observation_tensor(0)) == _product(game.observation_tensor_shape())
         seen.append(text)
 
     end = play_random(game, random.Random(7), check)
@@ -407,15 +407,17 @@ def test_playout_is_seeded_and_leaves_the_state_alone():
 
 
 def test_observation_tensors():
+    """Player 0's view: the board as the notation gives it (tests/test_observations.py
+    has both players' views)."""
     game = dakon(holes=3)
     state = game.state_from_text("pits=1,2,3,1,2,3 stores=2,4 turn=1 ply=9")
     assert game.observation_tensor_shape() == [10]
-    assert state.observation_tensor() == [0, 1, 1, 2, 3, 1, 2, 3, 2, 4]
+    assert state.observation_tensor(0).tolist() == [0, 1, 1, 2, 3, 1, 2, 3, 2, 4]
 
     game = latrunculi(width=5, height=5, pieces=4, quiet_plies=10)
     assert game.observation_tensor_shape() == [10, 5, 5]
     state = game.state_from_text("board=1XoX1/5/1OxO1/5/5 turn=1 phase=move hand=0,0 quiet=5 ply=20")
-    planes = state.observation_tensor()
+    planes = state.observation_tensor(0).tolist()
 
     def plane(i):
         return [planes[i * 25 + r * 5:i * 25 + r * 5 + 5] for r in range(5)]  # rank 5 first

@@ -74,8 +74,9 @@ def test_actions_strings_and_observations_match_the_package():
         assert str(state) == str(mirror) == state.observation_string(0)
         assert state.legal_actions() == mirror.legal_actions()
         assert state.current_player() == mirror.current_player()
-        observation.set_from(state, 0)
-        assert list(observation.tensor) == mirror.observation_tensor()
+        for player in (0, 1):
+            observation.set_from(state, player)
+            assert observation.tensor.tolist() == mirror.observation_tensor(player).tolist()
         action = int(rng.choice(state.legal_actions()))
         assert state.action_to_string(state.current_player(), action) == mirror.action_to_move(action)
         state.apply_action(action)

@@ -14,12 +14,16 @@
 Moves and states are the texts of arena's bot protocol (protocol.md), so a position
 from a game record or a ``position`` line goes straight into
 :meth:`Game.state_from_text`. Integer actions (:meth:`State.legal_actions`) and
-observation tensors serve OpenSpiel-style algorithms; :mod:`arena_games.openspiel`
-registers both games with OpenSpiel itself.
+per-player observation tensors and masks (NumPy arrays) serve OpenSpiel-style algorithms;
+:class:`Batch` steps N games in one call. :mod:`arena_games.openspiel` registers both
+games with OpenSpiel, :mod:`arena_games.pettingzoo` and :mod:`arena_games.gymnasium` make
+them environments, and :class:`ProcessBot` makes any bot program speaking arena's
+protocol an opponent.
 """
 
 from arena_games._engine import (
     TERMINAL,
+    Batch,
     Game,
     GameError,
     IllegalMoveError,
@@ -30,17 +34,21 @@ from arena_games._engine import (
     games,
     load,
 )
+from arena_games.process_bot import BotError, ProcessBot
 
 __version__ = "0.1.0"
 
 __all__ = [
     "TERMINAL",
+    "Batch",
+    "BotError",
     "Game",
     "GameError",
     "IllegalMoveError",
     "NotationError",
     "Outcome",
     "ParameterError",
+    "ProcessBot",
     "State",
     "games",
     "load",

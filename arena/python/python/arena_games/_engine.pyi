@@ -1,6 +1,8 @@
 """Type stubs of the native module (src/lib.rs); import the names from ``arena_games``."""
 
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
 
 TERMINAL: int
 """What :meth:`State.current_player` returns once the game is over (-4, as OpenSpiel's
@@ -59,6 +61,10 @@ class Game:
     def observation_tensor_shape(self) -> List[int]:
         """The shape of :meth:`State.observation_tensor`: ``[2 * holes + 4]`` for
         Dakon, ``[10, height, width]`` for Ludus latrunculorum."""
+    def observation_tensor_bounds(self) -> Tuple[float, float]:
+        """``(low, high)``: the least and the greatest number of an observation tensor,
+        ``(0, 2 * holes * seeds)`` for Dakon (seed counts), ``(0, 1)`` for Ludus
+        latrunculorum."""
     def move_to_action(self, move: str) -> int:
         """The action id of a move in notation (a jump chain: of its first and last
         square). Raises :class:`NotationError` if it is not a move of this board."""
@@ -102,16 +108,35 @@ class State:
         won, ``[0.0, 0.0]`` for a draw or a game not over."""
     def outcome(self) -> Optional[Outcome]:
         """How the game ended (scores, winner, adjudication), or None while it goes on."""
-    def observation_tensor(self) -> List[float]:
-        """The position as numbers, of shape :meth:`Game.observation_tensor_shape`
-        (flattened, row-major), seen from no side in particular.
+    def observation_tensor(self, player: Optional[int] = None) -> "np.ndarray":
+        """The position as numbers seen by ``player`` (0 or 1; by default the player to
+        move, and then a finished game raises :class:`GameError`): a flat float32 array
+        of :meth:`Game.observation_tensor_shape` (row-major). "Mine" and "the
+        opponent's" take the place of seat 0 and seat 1, so one network can play either
+        seat; player 0's view is the board as the notation gives it.
 
-        Dakon: seat to move one-hot (2), then the pits in notation order, then the two
-        stores, as seed counts. Ludus latrunculorum: planes of ``height x width``
-        squares, ranks from the top as in the notation: 0 free and 1 trapped pieces of
-        seat 0, 2 free and 3 trapped pieces of seat 1, 4 empty squares, then constant
-        planes: 5 seat 1 to move, 6 placement phase, 7 and 8 each hand as a fraction of
-        ``pieces``, 9 the quiet count as a fraction of ``quiet_plies``."""
+        Dakon (``n = holes``): 0 I am to move, 1 the opponent is to move; then the
+        ``2n`` pits, as seed counts, with the player's own row where the notation has
+        seat 0's (pits ``n .. 2n-1``): player 0 sees them in notation order, player 1
+        the board turned round, its entry ``k`` being pit ``(k + n) % 2n`` (an action
+        id is a pit number: player 1's view entry ``k`` is action ``(k + n) % 2n``);
+        then my store, the opponent's store.
+
+        Ludus latrunculorum: planes of ``height x width`` squares, ranks from the top
+        as in the notation, the same squares for both players (no side owns a row): 0
+        my free and 1 my trapped pieces, 2 the opponent's free and 3 trapped pieces, 4
+        empty squares, then constant planes: 5 the opponent to move, 6 placement phase,
+        7 my hand and 8 the opponent's as fractions of ``pieces``, 9 the quiet count as
+        a fraction of ``quiet_plies``."""
+    def legal_actions_mask(self) -> "np.ndarray":
+        """The legal actions as an int8 array of 0/1, one entry per action id
+        (:meth:`Game.num_distinct_actions`); all zeros once the game is over."""
+    def material(self, player: int) -> float:
+        """``player``'s material less the opponent's, the measure of arena's reference
+        search: seeds in the stores (Dakon), pieces on the board and in hand (Ludus
+        latrunculorum)."""
+    def draw(self) -> str:
+        """The board drawn for the terminal, as ``arena show`` draws it."""
     def playout(self, seed: int = 0) -> State:
         """A copy of this state played to the end with uniformly random legal moves (a
         ChaCha8 generator seeded with ``seed``), in native code without the GIL. This
@@ -139,3 +164,33 @@ class Outcome:
         """None if the rules ended the game, else the safeguard that did:
         ``"max_plies"``, ``"quiet_plies"`` or ``"repetition"``."""
     def __eq__(self, other: object) -> bool: ...
+
+class Batch:
+    """``n`` games of one game stepped in one call, for training loops: the moves and
+    the next observations run in native code without the GIL. Each game is played by
+    its player to move and starts again at once when it ends."""
+
+    def __init__(self, game: Game, n: int) -> None:
+        """``n`` games of ``game``, all at the initial position."""
+    def __len__(self) -> int: ...
+    def reset(self) -> Tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
+        """Every game back to the initial position; returns :meth:`observe`."""
+    def observe(self) -> Tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
+        """``(observations, masks, players)``: each game's observation seen by its
+        player to move, float32 ``[n, *Game.observation_tensor_shape()]``; its legal
+        actions, int8 ``[n, Game.num_distinct_actions()]``; that player, int64 ``[n]``."""
+    def step(
+        self, actions: Sequence[int]
+    ) -> Tuple["np.ndarray", "np.ndarray", "np.ndarray", "np.ndarray", "np.ndarray", "np.ndarray"]:
+        """Plays ``actions[i]`` in game ``i`` for its player to move.
+
+        Returns ``(observations, masks, players, rewards, terminated, truncated)``: the
+        first three as :meth:`observe` after the moves; ``rewards``, float32 ``[n, 2]``,
+        each seat's result in the games that just ended (1 win, -1 loss, 0 draw), zeros
+        elsewhere; ``terminated`` (bool ``[n]``) where the rules ended the game,
+        ``truncated`` where a safeguard did (``max_plies``, ``quiet_plies``,
+        repetition). A game that ended has restarted: its observation and mask are of
+        the new game's first position. An action that is not legal raises
+        :class:`IllegalMoveError` naming the game, and no game moves."""
+    def state(self, i: int) -> State:
+        """A copy of game ``i``'s position."""

@@ -15,9 +15,10 @@ whose default is 0, meaning "as many as ``holes``" (OpenSpiel defaults are const
 
 Actions are the integer ids of :meth:`arena_games.State.legal_actions`; action strings
 are the protocol's move texts; ``str(state)`` and the observation string are the
-protocol's state text; observation tensors are those of
-:meth:`arena_games.State.observation_tensor`. Both games are deterministic, perfect
-information, zero-sum, with a reward at the end only (+1 win, -1 loss, 0 draw).
+protocol's state text; ``state.observation_tensor(player)`` is
+:meth:`arena_games.State.observation_tensor` of that player (the position seen by it).
+Both games are deterministic, perfect information, zero-sum, with a reward at the end
+only (+1 win, -1 loss, 0 draw).
 
 :class:`PlayoutEvaluator` is an MCTS evaluator whose rollouts run in native code, a drop-in
 for OpenSpiel's ``RandomRolloutEvaluator`` that is orders of magnitude faster on these games.
@@ -145,8 +146,9 @@ class ArenaState(pyspiel.State):
 
 
 class Observer:
-    """The observation tensor of :meth:`arena_games.State.observation_tensor`; the string
-    is the state text. The same for both players: the games have perfect information."""
+    """The observation tensor of :meth:`arena_games.State.observation_tensor` for the
+    player asked (the position seen by that player); the string is the state text, the
+    same for both players: the games have perfect information."""
 
     def __init__(self, arena_game, params):
         if params:
@@ -156,7 +158,7 @@ class Observer:
         self.dict = {"observation": self.tensor.reshape(shape)}
 
     def set_from(self, state, player):
-        self.tensor[:] = state.arena.observation_tensor()
+        self.tensor[:] = state.arena.observation_tensor(player)
 
     def string_from(self, state, player):
         return str(state.arena)

@@ -1,0 +1,79 @@
+"""Training-loop throughput: a per-step Python loop over one State against Batch.step over N
+games, each step producing the next observation and mask (what an agent needs), with
+uniformly random legal actions.
+
+    python arena/python/bench/batch.py [--seconds S] [--game dakon|latrunculi] [--n 1,16,256]
+
+Prints steps per second for each and the ratio to the loop. One thread: Batch runs the
+games one after another (without the GIL, so other Python threads may run meanwhile).
+"Batch.step alone" leaves out the choice of actions in NumPy, which an agent replaces
+with its own policy.
+"""
+import argparse
+import random
+import time
+
+import numpy as np
+
+import arena_games
+
+
+def per_step_loop(game, seconds):
+    """The loop a PettingZoo or Gymnasium environment runs per step."""
+    rng = random.Random(1)
+    state = game.new_initial_state()
+    steps = 0
+    start = time.perf_counter()
+    while True:
+        for _ in range(100):
+            state.legal_actions_mask()
+            state.apply_action(rng.choice(state.legal_actions()))
+            if state.is_terminal():
+                state = game.new_initial_state()
+            state.observation_tensor()
+        steps += 100
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return steps / elapsed
+
+
+def batched(game, n, seconds):
+    """Returns steps/s with NumPy choosing the actions, and of Batch.step alone."""
+    rng = np.random.default_rng(1)
+    batch = arena_games.Batch(game, n)
+    _, masks, _ = batch.reset()
+    steps = 0
+    in_step = 0.0
+    start = time.perf_counter()
+    while True:
+        # A uniformly random legal action per game: the largest of random keys on the mask.
+        actions = (masks * rng.random(masks.shape, dtype=np.float32)).argmax(axis=1)
+        t = time.perf_counter()
+        _, masks, _, _, _, _ = batch.step(actions)
+        in_step += time.perf_counter() - t
+        steps += n
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return steps / elapsed, steps / in_step
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement (default 3)")
+    parser.add_argument("--game", default="dakon", help="dakon (default) or latrunculi, default parameters")
+    parser.add_argument("--n", default="1,16,256", help="batch sizes (default 1,16,256)")
+    args = parser.parse_args()
+    game = arena_games.load(args.game)
+    print("%s, one thread, %.0f s per figure" % (game, args.seconds))
+    loop = per_step_loop(game, args.seconds)
+    print("%-40s %11.0f steps/s" % ("per-step Python loop (one State)", loop))
+    for n in (int(x) for x in args.n.split(",")):
+        total, step_only = batched(game, n, args.seconds)
+        print(
+            "%-40s %11.0f steps/s  %5.1fx   (Batch.step alone: %.0f steps/s, %.1fx)"
+            % ("Batch n=%d, actions chosen in NumPy" % n, total, total / loop, step_only, step_only / loop)
+        )
+
+
+if __name__ == "__main__":
+    main()

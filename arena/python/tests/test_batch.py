@@ -1,0 +1,81 @@
+"""Batch: N games stepped in one call agree with N States stepped one by one."""
+
+import numpy as np
+import pytest
+
+import arena_games
+
+
+def mirror_step(game, states, actions):
+    """What Batch.step must return, from plain States (which it restarts as Batch does)."""
+    rewards, terminated, truncated = [], [], []
+    for i, action in enumerate(actions):
+        states[i].apply_action(int(action))
+        outcome = states[i].outcome()
+        rewards.append(states[i].returns() if outcome else [0.0, 0.0])
+        terminated.append(outcome is not None and outcome.adjudicated is None)
+        truncated.append(outcome is not None and outcome.adjudicated is not None)
+        if outcome:
+            states[i] = game.new_initial_state()
+    return np.array(rewards, np.float32), np.array(terminated), np.array(truncated)
+
+
+def observed(states):
+    return (
+        np.stack([s.observation_tensor() for s in states]),
+        np.stack([s.legal_actions_mask() for s in states]),
+        np.array([s.current_player() for s in states]),
+    )
+
+
+@pytest.mark.parametrize(
+    "name, params",
+    [
+        # Random 4-hole games take 3 to 30 plies: 14 ends some by the rules, cuts others.
+        ("dakon", {"holes": 4, "max_plies": 14}),
+        # Random games end by the quiet rule here: truncations.
+        ("latrunculi", {"width": 5, "height": 5, "pieces": 3, "quiet_plies": 8}),
+    ],
+)
+def test_a_batch_is_its_games_stepped_one_by_one(name, params):
+    game = arena_games.load(name, **params)
+    n = 16
+    batch = arena_games.Batch(game, n)
+    states = [game.new_initial_state() for _ in range(n)]
+    obs, masks, players = batch.reset()
+    shape = tuple(game.observation_tensor_shape())
+    assert obs.shape == (n,) + shape and masks.shape == (n, game.num_distinct_actions())
+    rng = np.random.default_rng(1)
+    ended = {"terminated": 0, "truncated": 0}
+    for _ in range(300):
+        expected = observed(states)
+        assert (obs.reshape(n, -1) == expected[0]).all()
+        assert (masks == expected[1]).all() and (players == expected[2]).all()
+        actions = (masks * rng.random(masks.shape)).argmax(axis=1)
+        obs, masks, players, rewards, terminated, truncated = batch.step(actions)
+        want = mirror_step(game, states, actions)
+        assert (rewards == want[0]).all()
+        assert (terminated == want[1]).all() and (truncated == want[2]).all()
+        ended["terminated"] += terminated.sum()
+        ended["truncated"] += truncated.sum()
+    assert [str(batch.state(i)) for i in range(n)] == [str(s) for s in states]
+    # The probe saw games end (and restart), both ways in Dakon.
+    assert ended["truncated"] > 0
+    if name == "dakon":
+        assert ended["terminated"] > 0
+
+
+def test_an_illegal_action_moves_no_game():
+    game = arena_games.load("dakon", holes=4)
+    batch = arena_games.Batch(game, 3)
+    _, masks, _ = batch.reset()
+    legal = masks.argmax(axis=1)
+    illegal = legal.copy()
+    illegal[2] = int(np.flatnonzero(masks[2] == 0)[0])
+    with pytest.raises(arena_games.IllegalMoveError, match="game 2: action"):
+        batch.step(illegal)
+    assert all(str(batch.state(i)) == str(game.new_initial_state()) for i in range(3))
+    with pytest.raises(ValueError, match="2 actions for a batch of 3"):
+        batch.step(legal[:2])
+    batch.step(list(legal))  # the control: legal actions, as a plain list, play
+    assert str(batch.state(0)) != str(game.new_initial_state())
