@@ -322,6 +322,26 @@ pub struct GameRecord {
 }
 
 impl GameRecord {
+    /// The game as runs tell games apart: its seats' bots, its opening, its
+    /// moves and its result (a game lost on time may have the moves of one
+    /// that was not). The distinct-games count, the ratings and the SPRT use
+    /// it to count a pair that repeats an earlier one once. Deterministic:
+    /// `DefaultHasher::new()` has fixed keys.
+    pub fn play_key(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let moves: Vec<&str> = self.moves.iter().map(|m| m.mv.as_str()).collect();
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (
+            &self.seats[0].name,
+            &self.seats[1].name,
+            self.opening_plies,
+            moves,
+            self.result.points(0).to_bits(),
+        )
+            .hash(&mut h);
+        h.finish()
+    }
+
     /// Whether `seat` lost this game by misbehaving (timeout, illegal move,
     /// crash, protocol): the one rule every tally counts forfeits by.
     pub fn forfeited_by(&self, seat: Seat) -> bool {

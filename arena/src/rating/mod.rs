@@ -122,7 +122,7 @@ pub struct PoolBuilder {
     names: Vec<String>,
     games: Vec<PoolGame>,
     /// Per game, what tells it apart from other games
-    /// ([`crate::run::distinct::game_key`]), when known.
+    /// ([`arena_core::record::GameRecord::play_key`]), when known.
     keys: Vec<Option<u64>>,
     self_play: usize,
 }

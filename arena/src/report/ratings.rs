@@ -81,7 +81,7 @@ pub fn load_pool(path: &Path) -> Result<Pool, LoadError> {
             r.pair,
             [&r.seats[0].name, &r.seats[1].name],
             r.result,
-            Some(crate::run::distinct::game_key(r)),
+            Some(r.play_key()),
         ),
         GameLine::Row(r) => b.add(
             r.index,
@@ -242,7 +242,7 @@ pub fn write_ratings_for_records(
             r.pair,
             [&r.seats[0].name, &r.seats[1].name],
             r.result,
-            Some(crate::run::distinct::game_key(r)),
+            Some(r.play_key()),
         );
     }
     let s = rating::compute_pool(&b.finish(), opts);

@@ -38,19 +38,9 @@ fn hash_of(v: impl Hash) -> u64 {
     h.finish()
 }
 
-/// A game as [`Distinct`] tells games apart: its seats' bots, its opening,
-/// its moves and its result (a game lost on time may have the moves of one
-/// that was not). The ratings and the SPRT use the same key to count a
-/// pair that repeats an earlier one once.
+/// A game as [`Distinct`] tells games apart: [`GameRecord::play_key`].
 pub fn game_key(r: &GameRecord) -> u64 {
-    let moves: Vec<&str> = r.moves.iter().map(|m| m.mv.as_str()).collect();
-    hash_of((
-        &r.seats[0].name,
-        &r.seats[1].name,
-        r.opening_plies,
-        moves,
-        r.result.points(0).to_bits(),
-    ))
+    r.play_key()
 }
 
 impl Distinct {

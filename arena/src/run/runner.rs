@@ -906,7 +906,10 @@ mod tests {
         // Two sittings: the one that failed, and this one, complete.
         let m = Manifest::read(&part).unwrap().unwrap();
         assert_eq!(m.sittings.len(), 2, "{:?}", m.sittings);
-        assert_eq!(m.sittings[0].stopped.as_deref(), Some("game 9: simulated failure"));
+        assert_eq!(
+            m.sittings[0].stopped.as_deref(),
+            Some("game 9: simulated failure")
+        );
         assert!(m.sittings[1].ended.is_some() && m.sittings[1].stopped.is_none());
         assert!(m.sittings[1].started >= m.sittings[0].started);
         assert!(!m.sittings[1].arena_commit.is_empty() && !m.sittings[1].host.is_empty());
