@@ -58,8 +58,8 @@ impl BotSpec {
     }
 
     /// Parses the command line form `NAME=COMMAND ARGS...`. Arguments are
-    /// split on whitespace; single or double quotes group words (no other
-    /// shell syntax: no variables, globs or pipes).
+    /// split as a POSIX shell splits words (quotes and backslashes, by
+    /// shell-words), with no other shell syntax: no variables, globs or pipes.
     pub fn parse(text: &str) -> Result<BotSpec, SpecError> {
         let bad = |why| SpecError {
             text: text.to_string(),
@@ -72,26 +72,17 @@ impl BotSpec {
         if name.is_empty() || name.contains(char::is_whitespace) {
             return Err(bad(SpecProblem::BadName));
         }
-        let command = split_words(command).map_err(bad)?;
+        let command = shell_words::split(command).map_err(|_| bad(SpecProblem::UnclosedQuote))?;
         if command.is_empty() {
             return Err(bad(SpecProblem::NoCommand(name.to_string())));
         }
         Ok(BotSpec::new(name, command))
     }
 
-    /// The command as one readable line (for messages only).
+    /// The command as one line, quoted as a shell would need it: what a
+    /// message shows can be pasted back into `--bot NAME=...`.
     pub fn command_line(&self) -> String {
-        self.command
-            .iter()
-            .map(|w| {
-                if w.is_empty() || w.contains(|c: char| c.is_whitespace() || c == '\'') {
-                    format!("{w:?}")
-                } else {
-                    w.clone()
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(" ")
+        shell_words::join(&self.command)
     }
 }
 
@@ -117,41 +108,6 @@ pub enum SpecProblem {
     NoCommand(String),
 }
 
-/// Splits `text` into words on whitespace, with '...' and "..." quoting.
-fn split_words(text: &str) -> Result<Vec<String>, SpecProblem> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut in_word = false;
-    let mut quote: Option<char> = None;
-    for c in text.chars() {
-        match quote {
-            Some(q) if c == q => quote = None,
-            Some(_) => word.push(c),
-            None if c == '\'' || c == '"' => {
-                quote = Some(c);
-                in_word = true;
-            }
-            None if c.is_whitespace() => {
-                if in_word {
-                    words.push(std::mem::take(&mut word));
-                    in_word = false;
-                }
-            }
-            None => {
-                word.push(c);
-                in_word = true;
-            }
-        }
-    }
-    if quote.is_some() {
-        return Err(SpecProblem::UnclosedQuote);
-    }
-    if in_word {
-        words.push(word);
-    }
-    Ok(words)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -170,5 +126,10 @@ mod tests {
         assert!(BotSpec::parse("=prog").is_err());
         assert!(BotSpec::parse("name=").is_err());
         assert!(BotSpec::parse("name=prog 'open").is_err());
+        // Backslashes as a shell reads them, and a command line that reads back.
+        let spec = BotSpec::parse(r"e=prog a\ b 'it'\''s'").unwrap();
+        assert_eq!(spec.command, ["prog", "a b", "it's"]);
+        let line = format!("e={}", spec.command_line());
+        assert_eq!(BotSpec::parse(&line).unwrap().command, spec.command);
     }
 }

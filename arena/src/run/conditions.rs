@@ -7,7 +7,6 @@
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
@@ -151,33 +150,12 @@ fn os() -> String {
     format!("{name}, Linux {kernel}")
 }
 
-/// Now, in UTC, as RFC 3339 to the second (`2026-12-02T19:40:00Z`).
+/// The current time as RFC 3339 UTC to the second (`2026-12-03T10:12:43Z`).
 pub fn now_utc() -> String {
-    let secs = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    utc(secs)
-}
-
-/// `secs` since the epoch as RFC 3339 UTC (the civil calendar from days,
-/// after Howard Hinnant's `civil_from_days`).
-fn utc(secs: u64) -> String {
-    let (days, rem) = ((secs / 86_400) as i64, secs % 86_400);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60
-    )
+    let now = jiff::Timestamp::now();
+    jiff::Timestamp::from_second(now.as_second())
+        .unwrap_or(now)
+        .to_string()
 }
 
 #[cfg(test)]
@@ -185,10 +163,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn times_are_rfc3339_utc() {
-        assert_eq!(utc(0), "1970-01-01T00:00:00Z");
-        assert_eq!(utc(951_782_400), "2000-02-29T00:00:00Z");
-        assert_eq!(utc(1_796_240_096), "2026-12-02T19:34:56Z");
+    fn times_are_rfc3339_utc_to_the_second() {
+        let text = now_utc();
+        let parsed: jiff::Timestamp = text.parse().unwrap();
+        assert_eq!(parsed.subsec_nanosecond(), 0, "{text}");
+        assert!(text.ends_with('Z') && text.len() == 20, "{text}");
     }
 
     #[test]

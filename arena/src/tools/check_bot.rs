@@ -623,12 +623,10 @@ async fn decide(
 /// A hint when the machine is busier than its cores: then a late answer
 /// may be the scheduler's doing as much as the bot's.
 fn load_note() -> String {
-    let load = std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .and_then(|t| t.split_whitespace().next()?.parse::<f64>().ok());
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    match load {
-        Some(l) if l > cores as f64 => format!(
+    let [l, _, _] = crate::tools::bench::load_average();
+    let cores = crate::tools::bench::cores();
+    match l {
+        l if l > cores as f64 => format!(
             " (note: load average {l:.1} on {cores} cores: other work delays the bot too; a tournament machine should not be this busy)"
         ),
         _ => String::new(),
@@ -738,11 +736,7 @@ async fn quit(bot: &mut Bot, report: &mut CheckReport) {
 
 /// Whether process `pid` is alive and not a zombie (Linux `/proc`).
 fn process_running(pid: i32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => match stat.rfind(')') {
-            Some(i) => !matches!(stat[i + 1..].trim_start().chars().next(), Some('Z' | 'X')),
-            None => true,
-        },
-        Err(_) => false,
-    }
+    use procfs::process::{ProcState, Process};
+    let stat = Process::new(pid).and_then(|p| p.stat());
+    stat.is_ok_and(|s| !matches!(s.state(), Ok(ProcState::Zombie | ProcState::Dead)))
 }

@@ -10,16 +10,10 @@ pub fn thread_cpu_seconds() -> f64 {
     })
 }
 
-/// Kibibytes from a `/proc/self/status` line such as `VmHWM:  1234 kB`.
-pub(super) fn status_kib(key: &str) -> Option<f64> {
-    let text = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = text.lines().find(|l| l.starts_with(key))?;
-    line[key.len()..]
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .ok()
+/// This process's resident set size and its peak (VmRSS, VmHWM), in KiB.
+pub(super) fn resident_kib() -> Option<(f64, f64)> {
+    let status = procfs::process::Process::myself().ok()?.status().ok()?;
+    Some((status.vmrss? as f64, status.vmhwm? as f64))
 }
 
 /// Resets the peak resident set size (VmHWM) to the current one (Linux 4.0+).
@@ -48,31 +42,9 @@ pub fn cores() -> usize {
 
 /// 1, 5 and 15 minute load averages (zeros where /proc/loadavg is missing).
 pub fn load_average() -> [f64; 3] {
-    let text = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    let mut it = text.split_whitespace().map(|w| w.parse().unwrap_or(0.0));
-    [0; 3].map(|_| it.next().unwrap_or(0.0))
+    use procfs::Current as _;
+    procfs::LoadAverage::current().map_or([0.0; 3], |l| [l.one, l.five, l.fifteen].map(f64::from))
 }
 
 /// The current time in UTC as `YYYY-MM-DDTHH:MM:SSZ`.
-pub fn utc_now() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let (days, rem) = (secs / 86_400, secs % 86_400);
-    // Civil from days (H. Hinnant's algorithm).
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60
-    )
-}
+pub use crate::run::conditions::now_utc as utc_now;

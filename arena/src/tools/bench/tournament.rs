@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::machine::{cores, process_cpu_seconds, reset_peak, status_kib};
+use super::machine::{cores, process_cpu_seconds, reset_peak, resident_kib};
 use super::referee::{median, setup};
 use super::{
     runtime, BenchError, BenchOptions, Forfeit, InstantBot, StartFigures, TournamentFigures,
@@ -39,12 +39,12 @@ fn tournament_once(
         programs: Vec::new(),
     };
     reset_peak();
-    let before = status_kib("VmRSS:").unwrap_or(0.0);
+    let before = resident_kib().map_or(0.0, |(now, _)| now);
     let cpu0 = process_cpu_seconds();
     let start = Instant::now();
     let summary = rt.block_on(run::run(config, player, &opts))?;
     let secs = start.elapsed().as_secs_f64();
-    let peak = status_kib("VmHWM:").unwrap_or(0.0);
+    let peak = resident_kib().map_or(0.0, |(_, peak)| peak);
     drop(rt);
     let cpu = process_cpu_seconds() - cpu0;
     let records = crate::store::read_records(&out.join(crate::store::GAMES_JSONL))?;
@@ -155,7 +155,7 @@ pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, BenchE
         kept: Default::default(),
     };
     let n = cores().max(2);
-    let base_rss_kib = status_kib("VmRSS:").unwrap_or(0.0);
+    let base_rss_kib = resident_kib().map_or(0.0, |(now, _)| now);
     let sandbox = crate::process::sandbox::usable().is_ok();
     // Indexed [fresh c1, fresh cN, kept c1, kept cN, ponder c1, ponder cN,
     // sandboxed c1] (see `Variant::slot`).
