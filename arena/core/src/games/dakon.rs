@@ -44,7 +44,7 @@ use std::str::FromStr;
 
 use serde::Serialize;
 
-use super::{Game, Outcome, ParamError, ParamReader, Params, ParseError, Seat};
+use super::{Game, Outcome, ParamError, ParamReader, Params, ParseError, Seat, Spaces};
 
 /// Smallest number of holes per row.
 pub const MIN_HOLES: usize = 3;
@@ -688,6 +688,62 @@ impl Game for Dakon {
 
     fn material(&self, state: &DakonState) -> [i32; 2] {
         [state.store(0) as i32, state.store(1) as i32]
+    }
+
+    /// Actions are pit numbers, `0 .. 2 * holes`. The observation is
+    /// `2 + 2 * holes + 2` numbers seen by one player ("mine" and "the
+    /// opponent's" in place of seat 0 and seat 1, so that one network plays
+    /// either seat): [I am to move, the opponent is to move], the pits with
+    /// my row where the notation puts seat 0's (player 1's view is the board
+    /// turned round: its pit `k` is pit `(k + holes) % (2 * holes)`), then my
+    /// store and the opponent's, as seed counts.
+    fn spaces(&self) -> Option<Spaces> {
+        let pits = 2 * self.holes as usize;
+        Some(Spaces {
+            num_distinct_actions: pits,
+            max_game_length: self.max_plies as usize,
+            observation_shape: vec![2 + pits + 2],
+            observation_bounds: (0.0, (pits * self.seeds as usize) as f32),
+        })
+    }
+
+    fn move_to_action(&self, mv: &Pit) -> Option<usize> {
+        Some(mv.0 as usize)
+    }
+
+    /// The mover's non-empty pits, as [`Game::legal_moves`] lists them.
+    fn legal_actions(&self, state: &DakonState, out: &mut Vec<usize>) {
+        out.clear();
+        if state.ply >= self.max_plies {
+            return;
+        }
+        let n = state.holes();
+        let first = if state.turn == 0 { n } else { 0 };
+        out.extend((first..first + n).filter(|&pit| state.pit(pit) != 0));
+    }
+
+    fn action_to_move(&self, state: &DakonState, action: usize) -> Option<Pit> {
+        let n = state.holes();
+        let first = if state.turn == 0 { n } else { 0 };
+        let legal = state.ply < self.max_plies
+            && (first..first + n).contains(&action)
+            && state.pit(action) != 0;
+        legal.then_some(Pit(action as u8))
+    }
+
+    fn observation(&self, state: &DakonState, player: Seat, out: &mut [f32]) -> bool {
+        let n = state.holes();
+        let (turn, rest) = out.split_at_mut(2);
+        let (pits, stores) = rest.split_at_mut(2 * n);
+        turn[0] = f32::from(u8::from(state.turn() == player));
+        turn[1] = f32::from(u8::from(state.turn() != player));
+        let turned = if player == 0 { 0 } else { n };
+        for (k, slot) in pits.iter_mut().enumerate() {
+            *slot = f32::from(state.pit((k + turned) % (2 * n)));
+        }
+        stores[0] = f32::from(state.store(player));
+        stores[1] = f32::from(state.store(1 - player));
+        true
     }
 
     fn outcome(&self, state: &DakonState) -> Option<Outcome> {
