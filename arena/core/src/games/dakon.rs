@@ -207,6 +207,13 @@ impl DakonState {
     }
 }
 
+/// Seed counts as numbers, for an observation.
+fn fill_seeds<'a>(out: &mut [f32], seeds: impl Iterator<Item = &'a u16>) {
+    for (slot, &s) in out.iter_mut().zip(seeds) {
+        *slot = f32::from(s);
+    }
+}
+
 /// Ring index of pit `pit` on a board of `n` holes.
 #[inline(always)]
 fn ring_of(n: usize, pit: usize) -> usize {
@@ -717,9 +724,22 @@ impl Game for Dakon {
         if state.ply >= self.max_plies {
             return;
         }
+        // As legal_moves does it: every pit written, the count moved on only
+        // for a non-empty one (no branch to mispredict), one copy at the end.
         let n = state.holes();
-        let first = if state.turn == 0 { n } else { 0 };
-        out.extend((first..first + n).filter(|&pit| state.pit(pit) != 0));
+        let mut ids = [0; MAX_HOLES];
+        let mut count = 0;
+        for k in 0..n.min(MAX_HOLES) {
+            // Player 0's pit n + k is ring slot k; player 1's pit k is slot 2n - k.
+            let (pit, slot) = if state.turn == 0 {
+                (n + k, k)
+            } else {
+                (k, 2 * n - k)
+            };
+            ids[count] = pit;
+            count += usize::from(state.board[slot] != 0);
+        }
+        out.extend_from_slice(&ids[..count]);
     }
 
     fn action_to_move(&self, state: &DakonState, action: usize) -> Option<Pit> {
@@ -737,9 +757,18 @@ impl Game for Dakon {
         let (pits, stores) = rest.split_at_mut(2 * n);
         turn[0] = f32::from(u8::from(state.turn() == player));
         turn[1] = f32::from(u8::from(state.turn() != player));
-        let turned = if player == 0 { 0 } else { n };
-        for (k, slot) in pits.iter_mut().enumerate() {
-            *slot = f32::from(state.pit((k + turned) % (2 * n)));
+        // Read straight off the ring (this runs at every step of a batch):
+        // pits 0..n are ring slots 2n down to n + 1, pits n..2n slots 0..n.
+        // Player 1's view starts at pit n and wraps round to pit 0.
+        let low = state.board[n + 1..=2 * n].iter().rev();
+        let high = state.board[..n].iter();
+        let (mine, theirs) = pits.split_at_mut(n);
+        if player == 0 {
+            fill_seeds(mine, low);
+            fill_seeds(theirs, high);
+        } else {
+            fill_seeds(mine, high);
+            fill_seeds(theirs, low);
         }
         stores[0] = f32::from(state.store(player));
         stores[1] = f32::from(state.store(1 - player));
