@@ -46,24 +46,37 @@ struct Views {
     players: Vec<i64>,
 }
 
+impl Views {
+    /// Buffers for `n` games, all zeros.
+    fn new(spaces: &Spaces, n: usize) -> Views {
+        Views {
+            observations: vec![0.0; n * spaces.observation_len()],
+            masks: vec![0; n * spaces.num_distinct_actions],
+            players: vec![0; n],
+        }
+    }
+
+    /// Writes game `i`'s row: `state` seen by its player to move, and the mask of
+    /// its legal action ids `ids`.
+    fn write(&mut self, i: usize, state: &engine::State, ids: &[usize]) -> Result<(), String> {
+        let len = self.observations.len() / self.players.len();
+        let actions = self.masks.len() / self.players.len();
+        let player = state.to_move();
+        observation_of(state, player, &mut self.observations[i * len..(i + 1) * len])?;
+        mask_of(ids, &mut self.masks[i * actions..(i + 1) * actions]);
+        self.players[i] = player as i64;
+        Ok(())
+    }
+}
+
 fn views(
     spaces: &Spaces,
     states: &[engine::State],
     legal: &[Vec<usize>],
 ) -> Result<Views, String> {
-    let (len, actions) = (spaces.observation_len(), spaces.num_distinct_actions);
-    let mut out = Views {
-        observations: vec![0.0; states.len() * len],
-        masks: vec![0; states.len() * actions],
-        players: Vec::with_capacity(states.len()),
-    };
-    let rows = out.observations.chunks_exact_mut(len);
-    let masks = out.masks.chunks_exact_mut(actions);
-    for (((state, ids), row), mask) in states.iter().zip(legal).zip(rows).zip(masks) {
-        let player = state.to_move();
-        observation_of(state, player, row)?;
-        mask_of(ids, mask);
-        out.players.push(player as i64);
+    let mut out = Views::new(spaces, states.len());
+    for (i, (state, ids)) in states.iter().zip(legal).enumerate() {
+        out.write(i, state, ids)?;
     }
     Ok(out)
 }
@@ -179,6 +192,8 @@ impl Batch {
             let mut rewards = vec![0.0f32; 2 * n];
             let mut terminated = vec![false; n];
             let mut truncated = vec![false; n];
+            // One pass: each game's row is written while its state is at hand.
+            let mut v = Views::new(spaces, n);
             for (i, &action) in actions.iter().enumerate() {
                 let state = &mut states[i];
                 let played = state.apply_action(action as usize);
@@ -186,22 +201,21 @@ impl Batch {
                 state.legal_actions(&mut legal[i]);
                 // No legal action if and only if the game is over: asking for the
                 // outcome only then spares Ludus latrunculorum a search for one.
-                if !legal[i].is_empty() {
-                    continue;
+                if legal[i].is_empty() {
+                    let outcome = state
+                        .outcome()
+                        .expect("a position without legal actions is over");
+                    if let Some(winner) = outcome.winner {
+                        rewards[2 * i + winner] = 1.0;
+                        rewards[2 * i + 1 - winner] = -1.0;
+                    }
+                    terminated[i] = outcome.adjudicated.is_none();
+                    truncated[i] = outcome.adjudicated.is_some();
+                    *state = initial.clone();
+                    state.legal_actions(&mut legal[i]);
                 }
-                let outcome = state
-                    .outcome()
-                    .expect("a position without legal actions is over");
-                if let Some(winner) = outcome.winner {
-                    rewards[2 * i + winner] = 1.0;
-                    rewards[2 * i + 1 - winner] = -1.0;
-                }
-                terminated[i] = outcome.adjudicated.is_none();
-                truncated[i] = outcome.adjudicated.is_some();
-                *state = initial.clone();
-                state.legal_actions(&mut legal[i]);
+                v.write(i, state, &legal[i]).map_err(PyValueError::new_err)?;
             }
-            let v = views(spaces, states, legal).map_err(PyValueError::new_err)?;
             Ok((v, rewards, terminated, truncated))
         });
         let (v, rewards, terminated, truncated) = stepped?;

@@ -725,7 +725,8 @@ impl Game for Dakon {
             return;
         }
         // As legal_moves does it: every pit written, the count moved on only
-        // for a non-empty one (no branch to mispredict), one copy at the end.
+        // for a non-empty one (no branch to mispredict), then a fixed-size
+        // copy and a cut.
         let n = state.holes();
         let mut ids = [0; MAX_HOLES];
         let mut count = 0;
@@ -739,7 +740,8 @@ impl Game for Dakon {
             ids[count] = pit;
             count += usize::from(state.board[slot] != 0);
         }
-        out.extend_from_slice(&ids[..count]);
+        out.extend_from_slice(&ids);
+        out.truncate(count);
     }
 
     fn action_to_move(&self, state: &DakonState, action: usize) -> Option<Pit> {
