@@ -44,23 +44,28 @@ struct Views {
     observations: Vec<f32>,
     masks: Vec<i8>,
     players: Vec<i64>,
+    /// One game's observation length and number of action ids.
+    len: usize,
+    actions: usize,
 }
 
 impl Views {
     /// Buffers for `n` games, all zeros.
     fn new(spaces: &Spaces, n: usize) -> Views {
+        let (len, actions) = (spaces.observation_len(), spaces.num_distinct_actions);
         Views {
-            observations: vec![0.0; n * spaces.observation_len()],
-            masks: vec![0; n * spaces.num_distinct_actions],
+            observations: vec![0.0; n * len],
+            masks: vec![0; n * actions],
             players: vec![0; n],
+            len,
+            actions,
         }
     }
 
     /// Writes game `i`'s row: `state` seen by its player to move, and the mask of
     /// its legal action ids `ids`.
     fn write(&mut self, i: usize, state: &engine::State, ids: &[usize]) -> Result<(), String> {
-        let len = self.observations.len() / self.players.len();
-        let actions = self.masks.len() / self.players.len();
+        let (len, actions) = (self.len, self.actions);
         let player = state.to_move();
         observation_of(state, player, &mut self.observations[i * len..(i + 1) * len])?;
         mask_of(ids, &mut self.masks[i * actions..(i + 1) * actions]);
