@@ -8,8 +8,8 @@ use numpy::{AllowTypeChange, IntoPyArray, PyArray1, PyArrayDyn, PyArrayLike1, Py
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use crate::codec::Codec;
-use crate::{engine, legal_pairs, mask_of, observation_of, Game, IllegalMoveError, Shared, State};
+use crate::engine::Spaces;
+use crate::{engine, mask_of, observation_of, Game, IllegalMoveError, Shared, State};
 
 /// What `observe()` returns: observations, masks, players to move.
 type Observed<'py> = (
@@ -34,9 +34,9 @@ pub struct Batch {
     shared: Arc<Shared>,
     initial: engine::State,
     states: Vec<engine::State>,
-    /// Each game's legal (action, move) pairs: computed once per position, for
-    /// its mask and then for the move its action stands for.
-    legal: Vec<Vec<(usize, String)>>,
+    /// Each game's legal action ids, increasing: computed once per position, for
+    /// its mask and then to check the action it is given.
+    legal: Vec<Vec<usize>>,
 }
 
 /// The observations, masks and players to move of every game, in flat buffers.
@@ -44,40 +44,66 @@ struct Views {
     observations: Vec<f32>,
     masks: Vec<i8>,
     players: Vec<i64>,
+    /// One game's observation length and number of action ids.
+    len: usize,
+    actions: usize,
+}
+
+impl Views {
+    /// Buffers for `n` games, all zeros.
+    fn new(spaces: &Spaces, n: usize) -> Views {
+        let (len, actions) = (spaces.observation_len(), spaces.num_distinct_actions);
+        Views {
+            observations: vec![0.0; n * len],
+            masks: vec![0; n * actions],
+            players: vec![0; n],
+            len,
+            actions,
+        }
+    }
+
+    /// Writes game `i`'s row: `state` seen by its player to move, and the mask of
+    /// its legal action ids `ids`.
+    fn write(&mut self, i: usize, state: &engine::State, ids: &[usize]) -> Result<(), String> {
+        let (len, actions) = (self.len, self.actions);
+        let player = state.to_move();
+        observation_of(state, player, &mut self.observations[i * len..(i + 1) * len])?;
+        mask_of(ids, &mut self.masks[i * actions..(i + 1) * actions]);
+        self.players[i] = player as i64;
+        Ok(())
+    }
 }
 
 fn views(
-    codec: &Codec,
+    spaces: &Spaces,
     states: &[engine::State],
-    legal: &[Vec<(usize, String)>],
+    legal: &[Vec<usize>],
 ) -> Result<Views, String> {
-    let actions = codec.num_distinct_actions();
-    let mut out = Views {
-        observations: Vec::new(),
-        masks: vec![0; states.len() * actions],
-        players: Vec::with_capacity(states.len()),
-    };
-    for (i, (state, pairs)) in states.iter().zip(legal).enumerate() {
-        let player = state.to_move();
-        out.observations
-            .extend(observation_of(codec, state, player)?);
-        mask_of(pairs, &mut out.masks[i * actions..(i + 1) * actions]);
-        out.players.push(player as i64);
+    let mut out = Views::new(spaces, states.len());
+    for (i, (state, ids)) in states.iter().zip(legal).enumerate() {
+        out.write(i, state, ids)?;
     }
     Ok(out)
 }
 
+/// The legal action ids of a position.
+fn legal_of(state: &engine::State) -> Vec<usize> {
+    let mut ids = Vec::new();
+    state.legal_actions(&mut ids);
+    ids
+}
+
 impl Batch {
-    fn codec(&self) -> &Codec {
-        self.shared.codec.as_ref().expect("checked in Batch::new")
+    fn spaces(&self) -> &Spaces {
+        self.shared.spaces.as_ref().expect("checked in Batch::new")
     }
 
     /// The arrays of `views`, shaped `[n, *observation shape]` and `[n, actions]`.
     fn arrays<'py>(&self, py: Python<'py>, v: Views) -> PyResult<Observed<'py>> {
         let n = self.states.len();
         let mut shape = vec![n];
-        shape.extend(self.codec().observation_shape());
-        let actions = self.codec().num_distinct_actions();
+        shape.extend(&self.spaces().observation_shape);
+        let actions = self.spaces().num_distinct_actions;
         Ok((
             v.observations.into_pyarray(py).reshape(shape)?,
             v.masks.into_pyarray(py).reshape(vec![n, actions])?,
@@ -92,14 +118,14 @@ impl Batch {
     #[new]
     fn new(game: PyRef<'_, Game>, n: usize) -> PyResult<Self> {
         let shared = game.shared.clone();
-        let codec = shared.codec()?.clone();
+        shared.spaces()?;
         if n == 0 {
             return Err(PyValueError::new_err(
                 "a batch needs at least one game (n >= 1)",
             ));
         }
         let initial = shared.engine.initial_state();
-        let legal = vec![legal_pairs(&codec, &initial); n];
+        let legal = vec![legal_of(&initial); n];
         Ok(Batch {
             shared,
             states: vec![initial.clone(); n],
@@ -114,7 +140,7 @@ impl Batch {
 
     /// Every game back to the initial position; returns `observe()`.
     fn reset<'py>(&mut self, py: Python<'py>) -> PyResult<Observed<'py>> {
-        let first = legal_pairs(self.codec(), &self.initial);
+        let first = legal_of(&self.initial);
         self.states.fill(self.initial.clone());
         self.legal.fill(first);
         self.observe(py)
@@ -125,9 +151,9 @@ impl Batch {
     /// legal actions, int8 `[n, Game.num_distinct_actions()]`; and that player,
     /// int64 `[n]`.
     fn observe<'py>(&self, py: Python<'py>) -> PyResult<Observed<'py>> {
-        let (codec, states, legal) = (self.codec(), &self.states, &self.legal);
+        let (spaces, states, legal) = (self.spaces(), &self.states, &self.legal);
         let v = py
-            .detach(|| views(codec, states, legal))
+            .detach(|| views(spaces, states, legal))
             .map_err(PyValueError::new_err)?;
         self.arrays(py, v)
     }
@@ -155,33 +181,35 @@ impl Batch {
                 actions.len()
             )));
         }
-        let shared = &self.shared;
-        let codec = shared.codec.as_ref().expect("checked in Batch::new");
+        let spaces = self.shared.spaces.as_ref().expect("checked in Batch::new");
         let (initial, states, legal) = (&self.initial, &mut self.states, &mut self.legal);
         let stepped = py.detach(move || {
             // Every action is checked before any game moves.
-            let mut moves = Vec::with_capacity(n);
-            for (i, (&action, pairs)) in actions.iter().zip(legal.iter()).enumerate() {
-                match pairs
-                    .iter()
-                    .find(|(id, _)| action >= 0 && *id == action as usize)
-                {
-                    Some((_, mv)) => moves.push(mv.clone()),
-                    None => {
-                        return Err(IllegalMoveError::new_err(format!(
-                            "game {i}: action {action} is not legal in `{}`",
-                            states[i].text()
-                        )))
-                    }
+            for (i, (&action, ids)) in actions.iter().zip(legal.iter()).enumerate() {
+                let legal = usize::try_from(action).is_ok_and(|a| ids.binary_search(&a).is_ok());
+                if !legal {
+                    return Err(IllegalMoveError::new_err(format!(
+                        "game {i}: action {action} is not legal in `{}`",
+                        states[i].text()
+                    )));
                 }
             }
             let mut rewards = vec![0.0f32; 2 * n];
             let mut terminated = vec![false; n];
             let mut truncated = vec![false; n];
-            for (i, mv) in moves.iter().enumerate() {
+            // One pass: each game's row is written while its state is at hand.
+            let mut v = Views::new(spaces, n);
+            for (i, &action) in actions.iter().enumerate() {
                 let state = &mut states[i];
-                state.play(mv).expect("a legal move of this position plays");
-                if let Some(outcome) = state.outcome() {
+                let played = state.apply_action(action as usize);
+                assert!(played, "a legal action of this position plays");
+                state.legal_actions(&mut legal[i]);
+                // No legal action if and only if the game is over: asking for the
+                // outcome only then spares Ludus latrunculorum a search for one.
+                if legal[i].is_empty() {
+                    let outcome = state
+                        .outcome()
+                        .expect("a position without legal actions is over");
                     if let Some(winner) = outcome.winner {
                         rewards[2 * i + winner] = 1.0;
                         rewards[2 * i + 1 - winner] = -1.0;
@@ -189,10 +217,10 @@ impl Batch {
                     terminated[i] = outcome.adjudicated.is_none();
                     truncated[i] = outcome.adjudicated.is_some();
                     *state = initial.clone();
+                    state.legal_actions(&mut legal[i]);
                 }
-                legal[i] = legal_pairs(codec, state);
+                v.write(i, state, &legal[i]).map_err(PyValueError::new_err)?;
             }
-            let v = views(codec, states, legal).map_err(PyValueError::new_err)?;
             Ok((v, rewards, terminated, truncated))
         });
         let (v, rewards, terminated, truncated) = stepped?;

@@ -2,7 +2,7 @@
 //! sees a game only through the types here, which use nothing but the dynamic
 //! registry API of `arena-core` (`new_game`, `AnyGame`, `AnyState`).
 
-pub use arena_core::games::Outcome;
+pub use arena_core::games::{Outcome, Spaces};
 use arena_core::games::{self, AnyGame, AnyState, PlayError};
 
 /// Why the engines refused something, sorted by the Python exception it becomes.
@@ -53,6 +53,18 @@ impl Game {
         (entry.draw)(&text, None).unwrap_or(text)
     }
 
+    /// The integer actions and observation tensor; `None` for a game without them.
+    pub fn spaces(&self) -> Option<Spaces> {
+        self.0.spaces()
+    }
+
+    /// The action id of a move in notation; `Ok(None)` for a game without actions.
+    pub fn move_to_action(&self, mv: &str) -> Result<Option<usize>, Error> {
+        self.0
+            .move_to_action(mv)
+            .map_err(|e| Error::Notation(e.to_string()))
+    }
+
     /// Parses the protocol's state text.
     pub fn parse_state(&self, text: &str) -> Result<State, Error> {
         self.0
@@ -95,6 +107,32 @@ impl State {
     /// The protocol's state text.
     pub fn text(&self) -> String {
         self.0.to_string()
+    }
+
+    /// Replaces `out` with the legal action ids, increasing; empty once the game is over.
+    pub fn legal_actions(&self, out: &mut Vec<usize>) {
+        self.0.legal_actions(out)
+    }
+
+    /// The legal move (notation) an action id stands for; `None` if no legal move has it.
+    pub fn action_to_move(&self, action: usize) -> Option<String> {
+        self.0.action_to_move(action)
+    }
+
+    /// Plays the legal move of an action id; `false`, the state unchanged, if none has it.
+    pub fn apply_action(&mut self, action: usize) -> bool {
+        self.0.apply_action(action)
+    }
+
+    /// Writes the position seen by `player` into `out` (the length of the game's
+    /// observation); `false` for a game without observations.
+    pub fn observation(&self, player: usize, out: &mut [f32]) -> bool {
+        self.0.observation(player, out)
+    }
+
+    /// Each seat's material: seeds in the store, or pieces on the board and in hand.
+    pub fn material(&self) -> [i32; 2] {
+        self.0.material()
     }
 
     /// Plays uniformly random legal moves (ChaCha8 seeded with `seed`) until the

@@ -3,7 +3,6 @@
 //! documentation are in `arena_games/_engine.pyi`.
 
 mod batch;
-mod codec;
 mod engine;
 
 use std::sync::Arc;
@@ -14,7 +13,7 @@ use pyo3::exceptions::{PyNotImplementedError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyInt, PyString};
 
-use codec::Codec;
+use engine::Spaces;
 
 create_exception!(
     arena_games,
@@ -63,12 +62,13 @@ fn to_py(error: engine::Error) -> PyErr {
 struct Shared {
     engine: engine::Game,
     params: Params,
-    codec: Option<Codec>,
+    /// The game's integer actions and observation tensor (arena-core's `Game::spaces`).
+    spaces: Option<Spaces>,
 }
 
 impl Shared {
-    fn codec(&self) -> PyResult<&Codec> {
-        self.codec.as_ref().ok_or_else(|| {
+    fn spaces(&self) -> PyResult<&Spaces> {
+        self.spaces.as_ref().ok_or_else(|| {
             PyNotImplementedError::new_err(format!(
                 "no integer actions or observation tensors for {} yet",
                 self.engine.name()
@@ -87,12 +87,12 @@ impl Game {
     fn build(name: &str, params: &[(String, String)]) -> PyResult<Game> {
         let engine = engine::Game::new(name, params).map_err(to_py)?;
         let params = engine.params();
-        let codec = Codec::new(name, &params);
+        let spaces = engine.spaces();
         Ok(Game {
             shared: Arc::new(Shared {
                 engine,
                 params,
-                codec,
+                spaces,
             }),
         })
     }
@@ -179,32 +179,29 @@ impl Game {
 
     /// The size of the integer action space (see State.legal_actions).
     fn num_distinct_actions(&self) -> PyResult<usize> {
-        Ok(self.shared.codec()?.num_distinct_actions())
+        Ok(self.shared.spaces()?.num_distinct_actions)
     }
 
     /// An upper bound on the number of moves of a game.
     fn max_game_length(&self) -> PyResult<usize> {
-        Ok(self.shared.codec()?.max_game_length())
+        Ok(self.shared.spaces()?.max_game_length)
     }
 
     /// The shape of State.observation_tensor().
     fn observation_tensor_shape(&self) -> PyResult<Vec<usize>> {
-        Ok(self.shared.codec()?.observation_shape())
+        Ok(self.shared.spaces()?.observation_shape.clone())
     }
 
     /// `(low, high)`: the least and greatest number an observation tensor holds.
     fn observation_tensor_bounds(&self) -> PyResult<(f32, f32)> {
-        Ok(self.shared.codec()?.observation_bounds())
+        Ok(self.shared.spaces()?.observation_bounds)
     }
 
     /// The action id of a move in notation (for jump chains: of its start and final square).
     fn move_to_action(&self, r#move: &str) -> PyResult<usize> {
-        self.shared.codec()?.action(r#move).ok_or_else(|| {
-            NotationError::new_err(format!(
-                "`{move}` is not a {} move on this board",
-                self.name()
-            ))
-        })
+        self.shared.spaces()?;
+        let action = self.shared.engine.move_to_action(r#move).map_err(to_py)?;
+        Ok(action.expect("a game with spaces has action ids"))
     }
 
     fn __str__(&self) -> String {
@@ -259,43 +256,25 @@ struct State {
     inner: engine::State,
 }
 
-/// The legal moves of a position with their action ids, sorted by id; of several
-/// moves with one id, the first listed stays.
-fn legal_pairs(codec: &Codec, state: &engine::State) -> Vec<(usize, String)> {
-    let mut pairs: Vec<(usize, String)> = state
-        .legal_moves()
-        .into_iter()
-        .map(|mv| {
-            let action = codec.action(&mv).expect("a legal move is in the notation");
-            (action, mv)
-        })
-        .collect();
-    pairs.sort_by_key(|(action, _)| *action);
-    pairs.dedup_by_key(|(action, _)| *action);
-    pairs
-}
-
-/// The legal actions as 0/1, one entry per action id (OpenSpiel's legal_actions_mask).
-fn mask_of(pairs: &[(usize, String)], out: &mut [i8]) {
-    for (action, _) in pairs {
-        out[*action] = 1;
+/// The legal actions as 0/1 in `out`, one entry per action id (OpenSpiel's
+/// legal_actions_mask); `out` is all zeros on entry.
+fn mask_of(actions: &[usize], out: &mut [i8]) {
+    for &action in actions {
+        out[action] = 1;
     }
 }
 
-/// A position as numbers seen by `player`; the state text comes from the engine,
-/// so a failure here is a bug of the codec, reported with the text.
-fn observation_of(codec: &Codec, state: &engine::State, player: usize) -> Result<Vec<f32>, String> {
-    let text = state.text();
-    codec
-        .observation(&text, player)
-        .ok_or_else(|| format!("cannot read the state text `{text}`"))
+/// Writes the position seen by `player` into `out`; a game with spaces always
+/// observes, so a failure here is a bug of its engine, reported with the text.
+fn observation_of(state: &engine::State, player: usize, out: &mut [f32]) -> Result<(), String> {
+    if state.observation(player, out) {
+        Ok(())
+    } else {
+        Err(format!("no observation of `{}`", state.text()))
+    }
 }
 
 impl State {
-    fn legal_action_pairs(&self) -> PyResult<Vec<(usize, String)>> {
-        Ok(legal_pairs(self.shared.codec()?, &self.inner))
-    }
-
     /// The seat whose view is asked for: `player`, or by default the one to move.
     fn observer(&self, player: Option<i64>) -> PyResult<usize> {
         match player {
@@ -310,18 +289,19 @@ impl State {
         }
     }
 
-    fn move_of_action(&self, action: i64) -> PyResult<String> {
-        let pairs = self.legal_action_pairs()?;
-        usize::try_from(action)
-            .ok()
-            .and_then(|a| pairs.into_iter().find(|(id, _)| *id == a))
-            .map(|(_, mv)| mv)
-            .ok_or_else(|| {
-                IllegalMoveError::new_err(format!(
-                    "action {action} is not legal in `{}`",
-                    self.inner.text()
-                ))
-            })
+    /// The error for an action id no legal move has.
+    fn not_legal(&self, action: i64) -> PyErr {
+        IllegalMoveError::new_err(format!(
+            "action {action} is not legal in `{}`",
+            self.inner.text()
+        ))
+    }
+
+    fn legal_action_ids(&self) -> PyResult<Vec<usize>> {
+        self.shared.spaces()?;
+        let mut actions = Vec::new();
+        self.inner.legal_actions(&mut actions);
+        Ok(actions)
     }
 
     fn copy(&self) -> State {
@@ -372,22 +352,25 @@ impl State {
 
     /// The legal moves as integer action ids, in increasing order.
     fn legal_actions(&self) -> PyResult<Vec<usize>> {
-        Ok(self
-            .legal_action_pairs()?
-            .into_iter()
-            .map(|(a, _)| a)
-            .collect())
+        self.legal_action_ids()
     }
 
     /// Plays the legal move with this action id; IllegalMoveError if none.
     fn apply_action(&mut self, action: i64) -> PyResult<()> {
-        let mv = self.move_of_action(action)?;
-        self.inner.play(&mv).map_err(to_py)
+        self.shared.spaces()?;
+        match usize::try_from(action) {
+            Ok(a) if self.inner.apply_action(a) => Ok(()),
+            _ => Err(self.not_legal(action)),
+        }
     }
 
     /// The legal move (notation) an action id stands for here.
     fn action_to_move(&self, action: i64) -> PyResult<String> {
-        self.move_of_action(action)
+        self.shared.spaces()?;
+        usize::try_from(action)
+            .ok()
+            .and_then(|a| self.inner.action_to_move(a))
+            .ok_or_else(|| self.not_legal(action))
     }
 
     /// The action id of a move in notation.
@@ -422,16 +405,15 @@ impl State {
         player: Option<i64>,
     ) -> PyResult<Bound<'py, PyArray1<f32>>> {
         let player = self.observer(player)?;
-        let tensor = observation_of(self.shared.codec()?, &self.inner, player)
-            .map_err(PyValueError::new_err)?;
+        let mut tensor = vec![0.0; self.shared.spaces()?.observation_len()];
+        observation_of(&self.inner, player, &mut tensor).map_err(PyValueError::new_err)?;
         Ok(tensor.into_pyarray(py))
     }
 
     /// The legal actions as an int8 array of 0/1, one entry per action id.
     fn legal_actions_mask<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<i8>>> {
-        let codec = self.shared.codec()?;
-        let mut mask = vec![0; codec.num_distinct_actions()];
-        mask_of(&legal_pairs(codec, &self.inner), &mut mask);
+        let mut mask = vec![0; self.shared.spaces()?.num_distinct_actions];
+        mask_of(&self.legal_action_ids()?, &mut mask);
         Ok(mask.into_pyarray(py))
     }
 
@@ -439,11 +421,8 @@ impl State {
     /// the board and in hand (Ludus latrunculorum).
     fn material(&self, player: i64) -> PyResult<f32> {
         let player = self.observer(Some(player))?;
-        let text = self.inner.text();
-        self.shared
-            .codec()?
-            .material(&text, player)
-            .ok_or_else(|| PyValueError::new_err(format!("cannot read the state text `{text}`")))
+        let material = self.inner.material();
+        Ok((material[player] - material[1 - player]) as f32)
     }
 
     /// The board drawn for the terminal, as `arena show` draws it.

@@ -44,7 +44,7 @@ use std::str::FromStr;
 
 use serde::Serialize;
 
-use super::{Game, Outcome, ParamError, ParamReader, Params, ParseError, Seat};
+use super::{Game, Outcome, ParamError, ParamReader, Params, ParseError, Seat, Spaces};
 
 /// Smallest number of holes per row.
 pub const MIN_HOLES: usize = 3;
@@ -204,6 +204,13 @@ impl DakonState {
         let row: &[u16; LANES] = self.board[start..][..LANES].try_into().unwrap();
         let mask: &[u16; LANES] = FULL[LANES - n..][..LANES].try_into().unwrap();
         row.iter().zip(mask).fold(0, |acc, (&s, &m)| acc | (s & m)) == 0
+    }
+}
+
+/// Seed counts as numbers, for an observation.
+fn fill_seeds<'a>(out: &mut [f32], seeds: impl Iterator<Item = &'a u16>) {
+    for (slot, &s) in out.iter_mut().zip(seeds) {
+        *slot = f32::from(s);
     }
 }
 
@@ -688,6 +695,86 @@ impl Game for Dakon {
 
     fn material(&self, state: &DakonState) -> [i32; 2] {
         [state.store(0) as i32, state.store(1) as i32]
+    }
+
+    /// Actions are pit numbers, `0 .. 2 * holes`. The observation is
+    /// `2 + 2 * holes + 2` numbers seen by one player ("mine" and "the
+    /// opponent's" in place of seat 0 and seat 1, so that one network plays
+    /// either seat): [I am to move, the opponent is to move], the pits with
+    /// my row where the notation puts seat 0's (player 1's view is the board
+    /// turned round: its pit `k` is pit `(k + holes) % (2 * holes)`), then my
+    /// store and the opponent's, as seed counts.
+    fn spaces(&self) -> Option<Spaces> {
+        let pits = 2 * self.holes as usize;
+        Some(Spaces {
+            num_distinct_actions: pits,
+            max_game_length: self.max_plies as usize,
+            observation_shape: vec![2 + pits + 2],
+            observation_bounds: (0.0, (pits * self.seeds as usize) as f32),
+        })
+    }
+
+    fn move_to_action(&self, mv: &Pit) -> Option<usize> {
+        Some(mv.0 as usize)
+    }
+
+    /// The mover's non-empty pits, as [`Game::legal_moves`] lists them.
+    fn legal_actions(&self, state: &DakonState, out: &mut Vec<usize>) {
+        out.clear();
+        if state.ply >= self.max_plies {
+            return;
+        }
+        // As legal_moves does it: every pit written, the count moved on only
+        // for a non-empty one (no branch to mispredict), then a fixed-size
+        // copy and a cut.
+        let n = state.holes();
+        let mut ids = [0; MAX_HOLES];
+        let mut count = 0;
+        for k in 0..n.min(MAX_HOLES) {
+            // Player 0's pit n + k is ring slot k; player 1's pit k is slot 2n - k.
+            let (pit, slot) = if state.turn == 0 {
+                (n + k, k)
+            } else {
+                (k, 2 * n - k)
+            };
+            ids[count] = pit;
+            count += usize::from(state.board[slot] != 0);
+        }
+        out.extend_from_slice(&ids);
+        out.truncate(count);
+    }
+
+    fn action_to_move(&self, state: &DakonState, action: usize) -> Option<Pit> {
+        let n = state.holes();
+        let first = if state.turn == 0 { n } else { 0 };
+        let legal = state.ply < self.max_plies
+            && (first..first + n).contains(&action)
+            && state.pit(action) != 0;
+        legal.then_some(Pit(action as u8))
+    }
+
+    fn observation(&self, state: &DakonState, player: Seat, out: &mut [f32]) -> bool {
+        let n = state.holes();
+        let (turn, rest) = out.split_at_mut(2);
+        let (pits, stores) = rest.split_at_mut(2 * n);
+        turn[0] = f32::from(u8::from(state.turn() == player));
+        turn[1] = f32::from(u8::from(state.turn() != player));
+        // Read straight off the ring (this runs at every step of a batch):
+        // pits 0..n are ring slots 2n down to n + 1, pits n..2n slots 0..n.
+        // Player 1's view starts at pit n and wraps round to pit 0.
+        let low = state.board[n + 1..=2 * n].iter().rev();
+        let high = state.board[..n].iter();
+        let (mine, theirs) = pits.split_at_mut(n);
+        if player == 0 {
+            fill_seeds(mine, low);
+            fill_seeds(theirs, high);
+        } else {
+            fill_seeds(mine, high);
+            fill_seeds(theirs, low);
+        }
+        stores[0] = f32::from(state.store(player));
+        stores[1] = f32::from(state.store(1 - player));
+        true
     }
 
     fn outcome(&self, state: &DakonState) -> Option<Outcome> {

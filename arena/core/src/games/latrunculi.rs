@@ -48,7 +48,7 @@ use std::str::FromStr;
 
 use serde::{Serialize, Serializer};
 
-use super::{Game, Outcome, ParamError, ParamReader, Params, ParseError, Seat};
+use super::{Game, Outcome, ParamError, ParamReader, Params, ParseError, Seat, Spaces};
 
 const MIN_SIDE: usize = 5;
 const MAX_SIDE: usize = 16;
@@ -701,6 +701,69 @@ impl Sink for AnyAction {
         true
     }
 }
+
+/// The integer action ids of a board of `w` x `h` squares (see
+/// [`Latrunculi::spaces`]): a square's index is `rank * w + file`.
+#[derive(Clone, Copy)]
+struct ActionIds {
+    w: usize,
+    squares: usize,
+}
+
+impl ActionIds {
+    fn new(w: usize, h: usize) -> Self {
+        ActionIds { w, squares: w * h }
+    }
+
+    fn square(self, sq: Square) -> usize {
+        sq.rank() * self.w + sq.file()
+    }
+
+    fn of(self, mv: &Move) -> usize {
+        let s = self.squares;
+        match *mv {
+            Move::Place(sq) => self.square(sq),
+            Move::Remove(sq) => s + self.square(sq),
+            Move::Step(a, b) => 2 * s + self.square(a) * s + self.square(b),
+            Move::Jump(c) => 2 * s + self.square(c.from) * s + self.square(c.to()),
+        }
+    }
+}
+
+/// Collects the action ids of the generated moves, without the moves.
+struct ActionSink<'a> {
+    ids: ActionIds,
+    out: &'a mut Vec<usize>,
+}
+
+impl Sink for ActionSink<'_> {
+    #[inline]
+    fn push(&mut self, mv: Move) -> bool {
+        self.out.push(self.ids.of(&mv));
+        false
+    }
+}
+
+/// Stops at the first generated move with the action id `target`.
+struct FindAction {
+    ids: ActionIds,
+    target: usize,
+    found: Option<Move>,
+}
+
+impl Sink for FindAction {
+    #[inline]
+    fn push(&mut self, mv: Move) -> bool {
+        if self.ids.of(&mv) == self.target {
+            self.found = Some(mv);
+            return true;
+        }
+        false
+    }
+}
+
+/// Planes of the observation (see [`Latrunculi::spaces`]).
+const PLANES: usize = 10;
 
 /// Hop directions in the order the canonical chain prefers them: up (N),
 /// right (E), down (S), left (W).
@@ -1408,6 +1471,97 @@ impl Game for Latrunculi {
 
     fn in_setup(&self, st: &State) -> bool {
         !st.moving
+    }
+
+    /// With `S = width * height` and a square's index `(rank - 1) * width +
+    /// file` (`a1` is 0, `b1` is 1): a placement is its square, `0 .. S`; a
+    /// removal `S + square`; a step or jump chain `2S + from * S + to`, where
+    /// `to` is the chain's final square (the rules list one chain per final
+    /// square, so no two legal moves share an id).
+    ///
+    /// The observation is [`PLANES`] planes of `height x width`, ranks from
+    /// the top as in the notation, seen by one player ("mine" and "the
+    /// opponent's" in place of seat 0 and seat 1): my free and trapped
+    /// pieces, the opponent's, empty squares, then constant planes: the
+    /// opponent to move, placement phase, my hand and the opponent's as
+    /// fractions of `pieces`, the quiet count as a fraction of `quiet_plies`.
+    fn spaces(&self) -> Option<Spaces> {
+        let (w, h) = (self.width as usize, self.height as usize);
+        let squares = w * h;
+        // Placements, then at most 2 * pieces - 3 removals (one more and a
+        // side would be down to one piece), each preceded by fewer than
+        // quiet_plies other actions, and quiet_plies after the last one.
+        let pieces = self.pieces as usize;
+        let removals = (2 * pieces).saturating_sub(3);
+        let max_game_length = 2 * pieces + removals + (removals + 1) * self.quiet_plies as usize;
+        Some(Spaces {
+            num_distinct_actions: squares * (squares + 2),
+            max_game_length,
+            observation_shape: vec![PLANES, h, w],
+            observation_bounds: (0.0, 1.0),
+        })
+    }
+
+    fn move_to_action(&self, mv: &Move) -> Option<usize> {
+        Some(ActionIds::new(self.width as usize, self.height as usize).of(mv))
+    }
+
+    /// The generator's moves as ids, without building the list of moves.
+    fn legal_actions(&self, st: &State, out: &mut Vec<usize>) {
+        out.clear();
+        if self.ended_without_search(st) {
+            return;
+        }
+        let ids = ActionIds::new(st.width(), st.height());
+        st.generate(&mut ActionSink { ids, out });
+        out.sort_unstable();
+        // A no-op while the generator lists one chain per final square.
+        out.dedup();
+    }
+
+    /// The generator stops at the move with the id.
+    fn action_to_move(&self, st: &State, action: usize) -> Option<Move> {
+        if self.ended_without_search(st) {
+            return None;
+        }
+        let ids = ActionIds::new(st.width(), st.height());
+        let mut find = FindAction {
+            ids,
+            target: action,
+            found: None,
+        };
+        st.generate(&mut find);
+        find.found
+    }
+
+    fn observation(&self, st: &State, player: Seat, out: &mut [f32]) -> bool {
+        let (w, h) = (st.width(), st.height());
+        let plane = w * h;
+        // Seat -> its place in the view: 0 for the observer, 1 for the opponent.
+        let place = |seat: usize| usize::from(seat != player);
+        out[..5 * plane].fill(0.0);
+        for r in 0..h {
+            for c in 0..w {
+                // Ranks from the top, as the notation writes them.
+                let at = (h - 1 - r) * w + c;
+                let kind = match st.piece(Square::new(c, r)) {
+                    Some((seat, trapped)) => 2 * place(seat) + usize::from(trapped),
+                    None => 4,
+                };
+                out[kind * plane + at] = 1.0;
+            }
+        }
+        let constants = [
+            place(st.turn as usize) as f32,
+            f32::from(u8::from(!st.moving)),
+            st.hand[player] as f32 / self.pieces as f32,
+            st.hand[1 - player] as f32 / self.pieces as f32,
+            st.quiet as f32 / self.quiet_plies as f32,
+        ];
+        for (i, value) in constants.into_iter().enumerate() {
+            out[(5 + i) * plane..(6 + i) * plane].fill(value);
+        }
+        true
     }
 }
 

@@ -8,6 +8,8 @@
 
 pub mod dakon;
 pub mod dakon_view;
+#[cfg(test)]
+mod encoding_oracle;
 // Its items' docs are the engine's business (another branch works on it).
 #[allow(missing_docs)]
 pub mod latrunculi;
@@ -270,6 +272,58 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
         false
     }
 
+    /// The integer action space and the observation tensor (OpenSpiel's
+    /// `num_distinct_actions`, `observation_tensor_shape`...); `None` for a
+    /// game that defines neither, whose [`Game::move_to_action`] is `None`
+    /// and whose [`Game::observation`] writes nothing.
+    fn spaces(&self) -> Option<Spaces> {
+        None
+    }
+
+    /// The action id of a move, `0 .. num_distinct_actions`: several moves
+    /// may share one (the first of them in the legal list is the one the id
+    /// plays). `None` when the game has no [`Game::spaces`].
+    fn move_to_action(&self, _mv: &Self::Move) -> Option<usize> {
+        None
+    }
+
+    /// Replaces the contents of `out` with the action ids of the legal
+    /// moves, in increasing order, each once; empty once the game is over (or
+    /// if the game has no [`Game::spaces`]).
+    fn legal_actions(&self, state: &Self::State, out: &mut Vec<usize>) {
+        let mut moves = Vec::new();
+        self.legal_moves(state, &mut moves);
+        out.clear();
+        out.extend(moves.iter().filter_map(|mv| self.move_to_action(mv)));
+        out.sort_unstable();
+        out.dedup();
+    }
+
+    /// The legal move an action id stands for in `state`: the first in the
+    /// legal list with that id; `None` if no legal move has it.
+    fn action_to_move(&self, state: &Self::State, action: usize) -> Option<Self::Move> {
+        let mut moves = Vec::new();
+        self.legal_moves(state, &mut moves);
+        moves
+            .into_iter()
+            .find(|mv| self.move_to_action(mv) == Some(action))
+    }
+
+    /// Plays the legal move of an action id ([`Game::action_to_move`]);
+    /// `None`, with `state` unchanged, if no legal move has that id.
+    fn apply_action(&self, state: &mut Self::State, action: usize) -> Option<Self::Effects> {
+        let mv = self.action_to_move(state, action)?;
+        Some(self.apply(state, &mv))
+    }
+
+    /// Writes the position as numbers seen by seat `player` into `out`,
+    /// whose length is the product of [`Spaces::observation_shape`]; every
+    /// element is written. Returns `false`, leaving `out` alone, when the
+    /// game has no [`Game::spaces`].
+    fn observation(&self, _state: &Self::State, _player: Seat, _out: &mut [f32]) -> bool {
+        false
+    }
+
     /// Applies `mv` if it is legal in `state`; otherwise leaves `state` as it was.
     fn play(&self, state: &mut Self::State, mv: &Self::Move) -> Result<Self::Effects, IllegalMove> {
         let mut legal = Vec::new();
@@ -279,6 +333,30 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
         } else {
             Err(IllegalMove(mv.to_string()))
         }
+    }
+}
+
+/// A game's integer actions and observation tensor, as OpenSpiel describes a
+/// game: what learning frameworks index their policies and networks by. The
+/// encodings themselves are [`Game::move_to_action`] and
+/// [`Game::observation`]; arena/python/README.md documents them for users.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Spaces {
+    /// Action ids run from 0 to this, exclusive.
+    pub num_distinct_actions: usize,
+    /// An upper bound on the number of moves of a game.
+    pub max_game_length: usize,
+    /// The shape of the observation tensor ([`Game::observation`] writes the
+    /// product of it, in row-major order).
+    pub observation_shape: Vec<usize>,
+    /// The least and the greatest number an observation holds.
+    pub observation_bounds: (f32, f32),
+}
+
+impl Spaces {
+    /// The number of elements of an observation.
+    pub fn observation_len(&self) -> usize {
+        self.observation_shape.iter().product()
     }
 }
 
@@ -292,6 +370,11 @@ pub trait AnyGame: Debug + Send + Sync {
     fn initial_state(&self) -> Box<dyn AnyState>;
     /// [`Game::parse_state`].
     fn parse_state(&self, text: &str) -> Result<Box<dyn AnyState>, ParseError>;
+    /// [`Game::spaces`].
+    fn spaces(&self) -> Option<Spaces>;
+    /// The action id of a move in notation ([`Game::move_to_action`]);
+    /// `Ok(None)` when the game has no [`Game::spaces`].
+    fn move_to_action(&self, mv: &str) -> Result<Option<usize>, ParseError>;
 }
 
 /// A position of a game chosen at run time. Moves travel as text, as on the wire.
@@ -315,6 +398,17 @@ pub trait AnyState: Debug + Display + Send + Sync {
     /// The value of the position for seat 0 by the reference search
     /// ([`crate::search::reference_value`] at `depth` plies).
     fn reference_value(&self, depth: u32) -> i32;
+    /// [`Game::material`].
+    fn material(&self) -> [i32; 2];
+    /// [`Game::legal_actions`].
+    fn legal_actions(&self, out: &mut Vec<usize>);
+    /// [`Game::action_to_move`], in notation.
+    fn action_to_move(&self, action: usize) -> Option<String>;
+    /// [`Game::apply_action`]: `false`, with the state unchanged, if no legal
+    /// move has that id.
+    fn apply_action(&mut self, action: usize) -> bool;
+    /// [`Game::observation`].
+    fn observation(&self, player: Seat, out: &mut [f32]) -> bool;
 }
 
 impl Clone for Box<dyn AnyState> {
@@ -405,6 +499,27 @@ impl<G: Game> AnyState for Bound<G> {
     fn reference_value(&self, depth: u32) -> i32 {
         crate::search::reference_value(&self.game, &self.state, depth)
     }
+
+    fn material(&self) -> [i32; 2] {
+        self.game.material(&self.state)
+    }
+
+    fn legal_actions(&self, out: &mut Vec<usize>) {
+        self.game.legal_actions(&self.state, out)
+    }
+
+    fn action_to_move(&self, action: usize) -> Option<String> {
+        let mv = self.game.action_to_move(&self.state, action)?;
+        Some(mv.to_string())
+    }
+
+    fn apply_action(&mut self, action: usize) -> bool {
+        self.game.apply_action(&mut self.state, action).is_some()
+    }
+
+    fn observation(&self, player: Seat, out: &mut [f32]) -> bool {
+        self.game.observation(&self.state, player, out)
+    }
 }
 
 impl<G: Game> AnyGame for G {
@@ -428,6 +543,15 @@ impl<G: Game> AnyGame for G {
             game: self.clone(),
             state: Game::parse_state(self, text)?,
         }))
+    }
+
+    fn spaces(&self) -> Option<Spaces> {
+        Game::spaces(self)
+    }
+
+    fn move_to_action(&self, mv: &str) -> Result<Option<usize>, ParseError> {
+        let mv = self.parse_move(mv)?;
+        Ok(Game::move_to_action(self, &mv))
     }
 }
 

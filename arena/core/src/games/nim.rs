@@ -15,7 +15,7 @@ use std::fmt::{self, Display, Write as _};
 
 use super::notation::{seat_name, Fields};
 use super::registry::{params, CheckPosition, GameEntry, Start};
-use super::{Game, Outcome, ParamError, ParamReader, Params, ParseError, Seat};
+use super::{Game, Outcome, ParamError, ParamReader, Params, ParseError, Seat, Spaces};
 
 /// The game's parameters.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -186,6 +186,36 @@ impl Game for Nim {
         if !(self.bonus && state.piles[mv.pile] == 0) {
             state.turn = 1 - state.turn;
         }
+    }
+
+    /// Taking `k` stones from pile `p` is action `p * take + k - 1`. The
+    /// observation, seen by one player: [I am to move, the opponent is to
+    /// move], then each pile's stones. Every move takes a stone, so a game
+    /// lasts at most `piles * stones` moves (or `max_plies`).
+    fn spaces(&self) -> Option<Spaces> {
+        let piles = self.piles as usize;
+        Some(Spaces {
+            num_distinct_actions: piles * self.take as usize,
+            max_game_length: (piles * self.stones as usize).min(self.max_plies as usize),
+            observation_shape: vec![2 + piles],
+            observation_bounds: (0.0, self.stones as f32),
+        })
+    }
+
+    fn move_to_action(&self, mv: &NimMove) -> Option<usize> {
+        Some(mv.pile * self.take as usize + mv.take as usize - 1)
+    }
+
+    // legal_actions and action_to_move: the trait's defaults, which derive
+    // them from legal_moves and move_to_action.
+
+    fn observation(&self, state: &NimState, player: Seat, out: &mut [f32]) -> bool {
+        out[0] = f32::from(u8::from(state.turn == player));
+        out[1] = f32::from(u8::from(state.turn != player));
+        for (slot, &pile) in out[2..].iter_mut().zip(&state.piles) {
+            *slot = pile as f32;
+        }
+        true
     }
 
     /// The last stone wins: its taker is the seat to move after it with
