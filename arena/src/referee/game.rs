@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use super::adjudicate::{self, Adjudicator};
 use super::seat::{self, Info, Misstep};
 use super::GameSetup;
 use crate::process::{Bot, BotFailure, BotSpec};
@@ -163,6 +164,7 @@ async fn play(
     let tcs = [setup.time_of(0), setup.time_of(1)];
     let mut clock = tcs.map(|tc| tc.time());
     let mut state_text = state.to_string();
+    let mut adjudicator = Adjudicator::new(setup.adjudication);
     loop {
         if let Some(outcome) = state.outcome() {
             table.record.scores = outcome.scores;
@@ -279,16 +281,27 @@ async fn play(
                 }
             }
         }
+        let search = protocol::search_fields(&info.kept);
+        let score = adjudicate::score_of(&search);
         table.record.moves.push(MoveRecord {
             seat,
             mv,
             ms: round_ms(decision.used),
             cpu_ms: decision.cpu.map(round_ms),
-            search: protocol::search_fields(&info.kept),
+            search,
             info: info.into_lines(),
             state: state_text.clone(),
             effects,
         });
+        // The bots' agreed scores end a game the rules have not ended.
+        if next.is_some() {
+            if let Some(v) = adjudicator.add(seat, score, table.record.moves.len()) {
+                table.record.result = v.result;
+                table.record.reason = Reason::Adjudicated;
+                table.record.detail = Some(v.detail);
+                return;
+            }
+        }
     }
 }
 

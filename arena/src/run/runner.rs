@@ -676,6 +676,7 @@ mod tests {
             random_opening_plies: 0,
             openings: None,
             ponder: false,
+            adjudication: Default::default(),
             time_control: TimeControl {
                 movetime_ms: Some(10),
                 time_ms: None,
