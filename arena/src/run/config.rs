@@ -1482,6 +1482,65 @@ env = { X = "1" }
         GOOD.replace("[[bots]]\n", "[[bots]]\ncwd = \"/tmp\"\n")
     }
 
+    /// `resign` and `draw` in [adjudication] are the referee's rules, the
+    /// other keys the engine's; set, they are in the fingerprint, unset the
+    /// fingerprint is the one configs had before them.
+    #[test]
+    fn score_adjudication_is_read_from_the_adjudication_table() {
+        let plain = parse(&good()).unwrap();
+        assert_eq!(plain.adjudication, Adjudication::default());
+        let text = good().replace(
+            "max_plies = 50\n",
+            "max_plies = 50\nresign = { movecount = 3, score = 600 }\n\
+             draw = { movenumber = 30, movecount = 8, score = 10 }\n",
+        );
+        let c = parse(&text).unwrap();
+        assert_eq!(
+            c.adjudication.resign,
+            Some(crate::referee::ResignRule {
+                movecount: 3,
+                score: 600
+            })
+        );
+        assert_eq!(
+            c.adjudication.draw,
+            Some(crate::referee::DrawRule {
+                movenumber: 30,
+                movecount: 8,
+                score: 10
+            })
+        );
+        assert_eq!(c.params, plain.params, "not game parameters");
+        assert_ne!(
+            c.normalized().fingerprint(),
+            plain.normalized().fingerprint()
+        );
+        let json = serde_json::to_string(&plain.normalized()).unwrap();
+        assert!(!json.contains("adjudication"), "{json}");
+        for (rule, why) in [
+            ("resign = 600", "must be a table of movecount and score"),
+            ("resign = { movecount = 3 }", "missing field `score`"),
+            (
+                "resign = { movecount = 3, score = 600, twosided = true }",
+                "unknown field `twosided`",
+            ),
+            (
+                "resign = { movecount = 0, score = 600 }",
+                "movecount must be at least 1",
+            ),
+            (
+                "draw = { movecount = 0, score = 10 }",
+                "movecount must be at least 1",
+            ),
+            ("draw = { moves = 8, score = 10 }", "unknown field `moves`"),
+        ] {
+            let e = parse_err(&good().replace("max_plies = 50\n", &format!("{rule}\n")));
+            let key = format!("adjudication.{}", &rule[..rule.find(' ').unwrap()]);
+            assert_eq!(e.key, key, "{rule}: {e}");
+            assert!(e.reason.contains(why), "{rule}: {e}");
+        }
+    }
+
     #[test]
     fn a_good_config_is_validated_and_normalized() {
         let c = parse(&good()).unwrap();
