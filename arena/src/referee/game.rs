@@ -53,6 +53,31 @@ impl Table {
         }
     }
 
+    /// Plays the opening's move `mv` on `state` and records it (the
+    /// referee's move: no time, no info); the seat it was played for.
+    ///
+    /// # Panics
+    /// If it is illegal (a caller bug: see [`GameSetup::check_opening`]).
+    pub(super) fn opening_move(&mut self, state: &mut Box<dyn AnyState>, mv: &str) -> Seat {
+        let seat = state.to_move();
+        let effects = match state.play(mv) {
+            Ok(effects) => effects,
+            Err(e) => panic!("illegal opening move `{mv}`: {e}"),
+        };
+        self.record.moves.push(MoveRecord {
+            seat,
+            mv: mv.to_string(),
+            ms: 0.0,
+            cpu_ms: None,
+            info: Vec::new(),
+            search: Default::default(),
+            state: state.to_string(),
+            effects,
+        });
+        self.record.opening_plies += 1;
+        seat
+    }
+
     pub(super) fn forfeit(&mut self, offender: Seat, failure: BotFailure) {
         self.record.result = GameResult::win_for(1 - offender);
         self.record.reason = failure.reason;
@@ -127,25 +152,10 @@ async fn play(
     }
     // The opening: played by the referee, told to both bots.
     for mv in &setup.opening {
-        let seat = state.to_move();
-        let effects = match state.play(mv) {
-            Ok(effects) => effects,
-            Err(e) => panic!("illegal opening move `{mv}`: {e}"),
-        };
+        let seat = table.opening_move(state, mv);
         for bot in bots.iter_mut() {
             seat::played(bot, seat, mv);
         }
-        table.record.moves.push(MoveRecord {
-            seat,
-            mv: mv.clone(),
-            ms: 0.0,
-            cpu_ms: None,
-            info: Vec::new(),
-            search: Default::default(),
-            state: state.to_string(),
-            effects,
-        });
-        table.record.opening_plies += 1;
     }
     for (seat, bot) in bots.iter_mut().enumerate() {
         if let Err(f) = bot.flush().await {

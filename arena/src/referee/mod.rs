@@ -440,8 +440,14 @@ fn start_failure(
             ready,
         )
     });
-    let state = setup.game.initial_state().to_string();
-    let mut table = Table::new(setup, seats, state);
+    let mut state = setup.game.initial_state();
+    let mut table = Table::new(setup, seats, state.to_string());
+    // The game's opening is in its record as in any other (a resumed run
+    // checks every record's opening against its schedule).
+    for mv in &setup.opening {
+        table.opening_move(&mut state, mv);
+    }
+    table.record.final_state = state.to_string();
     match failures {
         [Some(f), None] => table.forfeit(0, f),
         [None, Some(f)] => table.forfeit(1, f),
