@@ -53,6 +53,8 @@ BOTS=(
   "js-random|node|node bots/js/random_bot.js --seed 1"
   "js-kit-example|node|node bots/js/example_bot.js --seed 1"
   "java-random|javac|java -cp bots/java/build RandomBot --seed 1"
+  # 1.5 s of set-up at each game through the kit's isready hook: nothing lost on time.
+  "java-random-setup|javac|java -cp bots/java/build RandomBot --seed 1 --setup-ms 1500"
 )
 
 log=$(mktemp)

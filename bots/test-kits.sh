@@ -11,7 +11,10 @@
 #     `position` text and `go` fields (`-` = no limit), and the clock budget, as the
 #     probe reports them in an `info` line (newlines in it are flattened);
 #   - a second game in the same process starts afresh;
-#   - nothing is answered after `quit`, and the exit status is 0, also at end of input.
+#   - nothing is answered after `quit`, and the exit status is 0, also at end of input;
+#   - without a set-up hook the `ready` line has no `isready` (above); with one (the
+#     probe's --setup), `ready probe kit isready`, and `isready` calls the hook with the
+#     game so far, then is answered `readyok`.
 #
 #   bots/test-kits.sh     (from anywhere; builds the C and C++ probes)
 #
@@ -53,6 +56,27 @@ session() {
   fi
 }
 
+# The untimed set-up: `isready` after `newgame` and the opening's `played`.
+setup_session() {
+  printf 'arena 1\n'
+  printf '%s\n' "$NEWGAME"
+  printf 'played 0 10\n'
+  printf 'isready\n'
+  printf 'position pits=8,8,8,0,0,8,8,8,8,8,1,8,8,8 stores=9,0 turn=1 ply=1\n'
+  printf 'legal 0 1 2 5 6\n'
+  printf 'go time=- opptime=- inc=0 movetime=100\n'
+  printf 'quit\n'
+}
+
+setup_expected() {
+  cat <<'OUT'
+ready probe kit isready
+info setup game=dakon seat=1 played=1
+readyok
+move 0
+OUT
+}
+
 expected() {
   cat <<'OUT'
 ready probe kit
@@ -74,6 +98,7 @@ KITS=(
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 expected >"$tmp/expected"
+setup_expected >"$tmp/setup_expected"
 for entry in "${KITS[@]}"; do
   IFS='|' read -r name needs argv <<<"$entry"
   if ! command -v "$needs" >/dev/null 2>&1; then
@@ -102,6 +127,18 @@ $(sed 's/^/        /' "$tmp/err")"
       echo "ok    $name kit [$ending]"
     fi
   done
+  setup_session | timeout 10 "${cmd[@]}" --setup >"$tmp/out" 2>"$tmp/err"
+  status=$?
+  if ((status != 0)); then
+    echo "FAIL  $name kit [setup]: exit status $status"
+    failures=$((failures + 1))
+  elif ! cmp -s "$tmp/out" "$tmp/setup_expected"; then
+    echo "FAIL  $name kit [setup]: stdout differs from the expected answers:"
+    diff "$tmp/setup_expected" "$tmp/out" | sed 's/^/        /'
+    failures=$((failures + 1))
+  else
+    echo "ok    $name kit [setup]"
+  fi
 done
 if ((failures == 0)); then
   echo "test-kits: every kit answers as expected"

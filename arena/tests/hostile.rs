@@ -161,6 +161,7 @@ async fn one_match(name: &'static str, movetime_ms: u64, out: PathBuf) -> Vec<Ga
         out,
         openings: Default::default(),
         budget: Default::default(),
+        adjudication: Default::default(),
     };
     let mut records = Vec::new();
     matchplay::run_match(&config, |r, _, _| records.push(r.clone()))
@@ -440,6 +441,7 @@ async fn probe_game(spec: BotSpec, tag: &str) -> (GameRecord, String) {
             keep_bots: false,
             sprt: None,
             budget: Default::default(),
+            adjudication: Default::default(),
             out: out.clone(),
             openings: Default::default(),
         };

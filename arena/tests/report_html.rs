@@ -511,3 +511,92 @@ fn a_replay_not_embedded_is_loaded_from_its_block_when_opened() {
         "{result}"
     );
 }
+
+/// A real match between bots that report a search (`info depth 1 score cp
+/// N`), with transcripts and resign adjudication: the replay's evaluation
+/// graph has a point for every scored move, each saying its bot's score;
+/// it links both seats' stderr logs and transcripts (files that exist);
+/// and its summary line names the adjudication rule that ended the game.
+#[test]
+fn a_replay_plots_structured_info_and_links_each_seats_files() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report_html_search");
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = dir.to_str().unwrap();
+    arena_ok(&[
+        "match",
+        "--game",
+        "dakon",
+        "--bot",
+        "up=python3 bots/test/testbot.py --score 250",
+        "--bot",
+        "down=python3 bots/test/testbot.py --score -180",
+        "--games",
+        "2",
+        "--resign",
+        "movecount=4",
+        "score=150",
+        "--out",
+        out,
+        "--quiet",
+        "--transcript",
+    ]);
+    arena_ok(&["report", out]);
+    let records = arena::store::read_games_file(&dir.join("games.jsonl")).unwrap();
+    let game0 = records.iter().find(|r| r.index == 0).unwrap();
+    assert_eq!(game0.reason.as_str(), "adjudicated", "{game0:?}");
+    let Some(bin) = require_chromium() else {
+        return;
+    };
+    let page = dir.join("index.html");
+    let run = run_chromium(
+        &bin,
+        &dir,
+        &["--dump-dom"],
+        &file_url(&page, "game=0&selftest"),
+    );
+    let result = selftest(&run.stdout);
+    eprintln!("selftest: {result}");
+    assert_eq!(result["errors"], serde_json::json!([]), "page errors");
+    // Every move the bots made is scored (the opening's are the referee's).
+    let said: Vec<String> = game0
+        .moves
+        .iter()
+        .enumerate()
+        .skip(game0.opening_plies)
+        .map(|(i, m)| {
+            let name = &game0.seats[m.seat].name;
+            let score = if name == "up" { 250 } else { -180 };
+            assert_eq!(m.search["score"], score.to_string(), "{m:?}");
+            assert_eq!(m.search["depth"], "1", "{m:?}");
+            format!("ply {}: {name} says {score}", i + 1)
+        })
+        .collect();
+    assert!(said.len() >= 8, "{said:?}");
+    assert_eq!(result["eval_points"], said.len(), "{result}");
+    // The graph draws seat 0's points, then seat 1's.
+    let mut titles: Vec<String> = result["eval_titles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap().to_string())
+        .collect();
+    let mut want = said.clone();
+    titles.sort();
+    want.sort();
+    assert_eq!(titles, want, "{result}");
+    let files: Vec<&str> = game0
+        .seats
+        .iter()
+        .flat_map(|s| [s.log.as_deref(), s.transcript.as_deref()])
+        .map(|f| f.expect("a stderr log and a transcript for each seat"))
+        .collect();
+    assert_eq!(result["seat_files"], serde_json::json!(files), "{result}");
+    for f in &files {
+        assert!(dir.join(f).is_file(), "{f}");
+    }
+    let meta = result["replay_meta"].as_str().unwrap();
+    assert!(
+        meta.contains("(adjudicated: resign movecount=4 score=150: "),
+        "{meta}"
+    );
+}

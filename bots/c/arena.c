@@ -180,7 +180,17 @@ int arena_run(const arena_bot *bot) {
             if (cmd.count < 2 || strcmp(cmd.words[1], ARENA_PROTOCOL_VERSION) != 0)
                 arena_log("%s: the referee speaks protocol '%s', this kit knows %s; answering anyway",
                           name, rest, ARENA_PROTOCOL_VERSION);
-            send_line("ready ", name);
+            /* `isready` in the ready line asks for the untimed set-up at each game. */
+            if (bot->on_setup) {
+                fputs("ready ", stdout);
+                fputs(name, stdout);
+                send_line(" isready", NULL);
+            } else {
+                send_line("ready ", name);
+            }
+        } else if (strcmp(command, "isready") == 0) {
+            if (bot->on_setup) bot->on_setup(&game, bot->user);
+            send_line("readyok", NULL);
         } else if (strcmp(command, "newgame") == 0) {
             if (words_split(&newgame, rest) < 0) goto out_of_memory;
             free(params);

@@ -17,8 +17,9 @@
  * Build: cc -O2 -std=c11 my_bot.c arena.c -o my_bot (or add it to BOTS in the Makefile).
  *
  * What the kit does for you (as bots/python/arena_bot.py and the C++ and Java kits):
- * - answers `arena 1` with `ready <name>` at once (do heavy set-up later: in on_newgame
- *   or the first choose, never before arena_run);
+ * - answers `arena 1` with `ready <name>` at once (do heavy set-up later: in on_setup,
+ *   off the clock at the start of each game, never before arena_run; on_newgame and
+ *   choose are on your first move's clock);
  * - reads lines of any length (getline), strips "\r\n", splits on runs of spaces and tabs,
  *   ignores empty lines and lines it does not know;
  * - flushes after every line it writes; log with arena_log (stderr), never printf;
@@ -87,6 +88,12 @@ typedef struct {
     void (*on_gameover)(const char *outcome, const char *reason, const arena_field *fields,
                         size_t nfields, const arena_game *game, void *user);
     void *user; /* passed to every callback */
+    /* Optional: the untimed set-up of each game (load books, tables, networks here).
+       Given, the kit puts `isready` in its `ready` line; the referee then sends
+       `isready` at each game (after `newgame` and the opening's `played` lines) and
+       waits, off the clock, within the start-up limit, for the `readyok` the kit
+       sends when on_setup returns. */
+    void (*on_setup)(const arena_game *game, void *user);
 } arena_bot;
 
 /* Plays until `quit` or end of input; returns the exit status for main (0). */

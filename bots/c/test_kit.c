@@ -8,6 +8,7 @@
 #include "arena.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static int calls;
 
@@ -41,7 +42,14 @@ static const char *choose(const arena_turn *t, void *user) {
     return t->legal[t->nlegal - 1];
 }
 
-int main(void) {
+/* With --setup: the untimed set-up reports the game it was called for. */
+static void on_setup(const arena_game *game, void *user) {
+    (void)user;
+    arena_info("setup game=%s seat=%d played=%zu", game->name, game->seat, game->nplayed);
+}
+
+int main(int argc, char **argv) {
     arena_bot bot = {.name = "probe kit", .choose = choose, .on_gameover = on_gameover};
+    if (argc > 1 && strcmp(argv[1], "--setup") == 0) bot.on_setup = on_setup;
     return arena_run(&bot);
 }

@@ -14,8 +14,9 @@
 // Return one of the legal moves.
 //
 // What the kit does for you (as bots/python/arena_bot.py and bots/java/ArenaBot.java):
-// - answers `arena 1` with `ready <name>` at once (do heavy set-up later: in on_newgame
-//   or the first choose, never before run);
+// - answers `arena 1` with `ready <name>` at once (do heavy set-up later: in on_setup,
+//   off the clock at the start of each game, never before run; on_newgame and choose
+//   are on your first move's clock);
 // - tolerates "\r\n", runs of spaces and tabs, ignores empty lines and lines it does not
 //   know (a newer referee may send more messages, or more key=value fields);
 // - flushes after every line it writes; log with arena::log (stderr), never std::cout;
@@ -217,6 +218,11 @@ struct Hooks {
     std::function<void(const Game&)> on_newgame;
     std::function<void(int seat, const std::string& move, const Game&)> on_played;
     std::function<void(const Result&, const Game&)> on_gameover;
+    // The untimed set-up of each game (load books, tables, networks here). Set, the kit
+    // puts `isready` in its `ready` line; the referee then sends `isready` at each game
+    // (after `newgame` and the opening's `played` lines) and waits, off the clock, within
+    // the start-up limit, for the `readyok` the kit sends when on_setup returns.
+    std::function<void(const Game&)> on_setup;
 };
 
 // splitmix64: tiny, the same numbers on every platform; the C, JavaScript and Java random
@@ -263,6 +269,7 @@ inline std::string decide(const Chooser& choose, const std::string& name, const 
 inline int run(const std::string& name, const Chooser& choose, const Hooks& hooks = {}) {
     std::string ready = "ready";
     for (const std::string& w : split(name)) ready += " " + w;
+    if (hooks.on_setup) ready += " isready";
     Game game;
     std::string state;
     std::vector<std::string> legal;
@@ -285,6 +292,9 @@ inline int run(const std::string& name, const Chooser& choose, const Hooks& hook
                 log(name + ": the referee speaks protocol '" + rest + "', this kit knows " +
                     PROTOCOL_VERSION + "; answering anyway");
             detail::send(ready);
+        } else if (command == "isready") {
+            if (hooks.on_setup) hooks.on_setup(game);
+            detail::send("readyok");
         } else if (command == "newgame") {
             game = Game::from_newgame(rest);
             state.clear();

@@ -11,9 +11,16 @@ static std::string ms(const std::optional<long long>& v) {
     return v ? std::to_string(*v) : "-";
 }
 
-int main() {
+int main(int argc, char** argv) {
     int calls = 0;
     arena::Hooks hooks;
+    // With --setup: the untimed set-up reports the game it was called for.
+    if (argc > 1 && std::string(argv[1]) == "--setup") {
+        hooks.on_setup = [](const arena::Game& g) {
+            arena::info("setup game=" + g.name + " seat=" + std::to_string(g.seat) +
+                        " played=" + std::to_string(g.played.size()));
+        };
+    }
     hooks.on_gameover = [](const arena::Result& r, const arena::Game& g) {
         arena::log("gameover " + r.outcome + " " + r.reason + " in " + g.name);
     };

@@ -9,7 +9,9 @@
 // (name, seat, seed, parameters). Return one of the legal moves.
 //
 // What the kit does for you (the same as bots/python/arena_bot.py):
-// - answers `arena 1` with `ready <name>` at once (do heavy set-up in the first choose);
+// - answers `arena 1` with `ready <name>` at once (do heavy set-up later: in a Setup,
+//   `ArenaBot.run("my-bot", chooser, game -> load())`, off the clock at the start of each
+//   game; the first choose is on your first move's clock);
 // - tolerates "\r\n", ignores empty and unknown lines;
 // - flushes after every line; log with ArenaBot.log (stderr), never System.out;
 // - answers every `go` with exactly one `move`: if choose throws or returns a move that is
@@ -44,6 +46,16 @@ public final class ArenaBot {
         String choose(String state, List<String> legal, Clock clock, Game game) throws Exception;
     }
 
+    /**
+     * The untimed set-up of each game (load books, tables, networks here). Given, the kit
+     * puts `isready` in its `ready` line; the referee then sends `isready` at each game
+     * (after `newgame` and the opening's `played` lines) and waits, off the clock, within
+     * the start-up limit, for the `readyok` the kit sends when setUp returns.
+     */
+    public interface Setup {
+        void setUp(Game game) throws Exception;
+    }
+
     private static final PrintStream OUT =
             new PrintStream(System.out, false, StandardCharsets.UTF_8);
 
@@ -71,6 +83,11 @@ public final class ArenaBot {
 
     /** Plays until `quit` or end of input. */
     public static void run(String name, Chooser chooser) throws Exception {
+        run(name, chooser, null);
+    }
+
+    /** Plays until `quit` or end of input, with an untimed set-up at each game (or null). */
+    public static void run(String name, Chooser chooser, Setup setup) throws Exception {
         BufferedReader in =
                 new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         Game game = new Game();
@@ -82,7 +99,17 @@ public final class ArenaBot {
             if (line.isEmpty()) continue;
             String[] w = line.split(" ");
             switch (w[0]) {
-                case "arena" -> send("ready " + name);
+                case "arena" -> send("ready " + name + (setup != null ? " isready" : ""));
+                case "isready" -> {
+                    if (setup != null) {
+                        try {
+                            setup.setUp(game);
+                        } catch (Exception e) {
+                            log(name + ": set-up failed: " + e);
+                        }
+                    }
+                    send("readyok");
+                }
                 case "newgame" -> {
                     game = new Game();
                     game.name = w.length > 1 ? w[1] : "";

@@ -1,11 +1,12 @@
 // A uniformly random legal move, in any game, on the ArenaBot kit.
 //
-//   java -cp bots/java/build RandomBot [--seed N]
+//   java -cp bots/java/build RandomBot [--seed N] [--setup-ms MS]
 //
 // Deterministic: at each `newgame ... seed=S` the generator restarts from N ^ S with
 // splitmix64, the generator of the C and JavaScript bots, so all three pick the same
 // moves. `--hog` instead allocates (and touches) memory at its first move until it is
 // stopped: arena's tests use it to show that a memory limit kills a JVM that grows.
+// `--setup-ms MS` sets up for MS at each game, off the clock (the kit's Setup).
 import java.util.ArrayList;
 import java.util.List;
 
@@ -33,12 +34,14 @@ public final class RandomBot {
     public static void main(String[] args) throws Exception {
         long seed = 0;
         boolean hog = false;
+        long setupMs = -1;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--seed" -> seed = Long.parseLong(args[++i]);
                 case "--hog" -> hog = true;
+                case "--setup-ms" -> setupMs = Long.parseLong(args[++i]);
                 default -> {
-                    System.err.println("usage: RandomBot [--seed N] [--hog]");
+                    System.err.println("usage: RandomBot [--seed N] [--hog] [--setup-ms MS]");
                     System.exit(2);
                 }
             }
@@ -47,6 +50,13 @@ public final class RandomBot {
         final boolean hogging = hog;
         final long[] gameSeed = {-1};
         final List<byte[]> hoard = new ArrayList<>();
+        final long setupFor = setupMs;
+        // --setup-ms MS: an untimed set-up of MS at each game (as loading a network would
+        // take), through the kit's Setup: the kit asks for `isready`.
+        ArenaBot.Setup setup = setupMs < 0 ? null : game -> {
+            ArenaBot.log("java-random: setting up for " + setupFor + " ms");
+            Thread.sleep(setupFor);
+        };
         ArenaBot.run("java-random", (position, legal, clock, game) -> {
             if (game.seed != gameSeed[0]) {
                 gameSeed[0] = game.seed;
@@ -61,6 +71,6 @@ public final class RandomBot {
                 }
             }
             return legal.get(below(legal.size()));
-        });
+        }, setup);
     }
 }

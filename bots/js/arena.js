@@ -12,8 +12,9 @@
 // Return one of the legal moves.
 //
 // What the kit does for you (as bots/python/arena_bot.py and the C, C++ and Java kits):
-// - answers `arena 1` with `ready <name>` at once (do heavy set-up later: in onNewgame
-//   or the first choose, never before run);
+// - answers `arena 1` with `ready <name>` at once (do heavy set-up later: in onSetup,
+//   off the clock at the start of each game, never before run; onNewgame and choose
+//   are on your first move's clock);
 // - tolerates "\r\n", runs of spaces and tabs, ignores empty lines and lines it does not
 //   know (a newer referee may send more messages, or more key=value fields);
 // - writes each line at once (writes to a pipe are synchronous in Node on Linux); log with
@@ -174,9 +175,15 @@ function decide(name, choose, turn) {
 }
 
 // Plays until `quit` or end of input, then exits with status 0.
-// hooks: {onNewgame(game), onPlayed(seat, move, game), onGameover(result, game)}.
+// hooks: {onNewgame(game), onPlayed(seat, move, game), onGameover(result, game),
+// onSetup(game)}. onSetup is the untimed set-up of each game (load books, tables,
+// networks there; synchronous): given, the kit puts `isready` in its `ready` line, the
+// referee sends `isready` at each game (after `newgame` and the opening's `played`
+// lines) and waits, off the clock, within the start-up limit, for the `readyok` the kit
+// sends when onSetup returns.
 function run(name, choose, hooks = {}) {
-  const ready = ('ready ' + split(String(name)).join(' ')).trimEnd();
+  const words = split(String(name)).concat(hooks.onSetup ? ['isready'] : []);
+  const ready = ('ready ' + words.join(' ')).trimEnd();
   let game = new Game('');
   let state = '';
   let legal = null;
@@ -197,6 +204,10 @@ function run(name, choose, hooks = {}) {
           log(`${name}: the referee speaks protocol '${rest}', this kit knows ${PROTOCOL_VERSION}; answering anyway`);
         }
         send(ready);
+        break;
+      case 'isready':
+        if (hooks.onSetup) hooks.onSetup(game);
+        send('readyok');
         break;
       case 'newgame':
         game = new Game(rest);

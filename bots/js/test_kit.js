@@ -24,5 +24,12 @@ arena.run(
     );
     return t.legal[t.legal.length - 1];
   },
-  { onGameover: (r, g) => arena.log(`gameover ${r.outcome} ${r.reason} in ${g.name}`) },
+  {
+    onGameover: (r, g) => arena.log(`gameover ${r.outcome} ${r.reason} in ${g.name}`),
+    // With --setup: the untimed set-up reports the game it was called for.
+    onSetup:
+      process.argv[2] === '--setup'
+        ? (g) => arena.info(`setup game=${g.name} seat=${g.seat} played=${g.played.length}`)
+        : undefined,
+  },
 );

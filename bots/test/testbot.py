@@ -129,6 +129,8 @@ def main():
     ap.add_argument("--illegal-move", default="z9")
     ap.add_argument("--setup-ms", type=int, default=0, help="set-up time at each game")
     ap.add_argument("--isready", action="store_true", help="set up on `isready`, untimed")
+    ap.add_argument("--score", type=int, default=None,
+                    help="say `info depth 1 score cp N` before each move (its own view)")
     ap.add_argument("--probe-connect", type=int, default=0,
                     help="at start, try a TCP connection to 127.0.0.1:PORT and log the result")
     ap.add_argument("--probe-write", default="",
@@ -234,6 +236,8 @@ def main():
         elif cmd == "go":
             log.write("testbot: " + line + "\n")
             log.flush()
+            if args.score is not None:
+                send("info depth 1 score cp %d" % args.score)
             if mode in ATTACKS and misbehave:
                 info = attack(mode, args, decisions, log)
                 if info:

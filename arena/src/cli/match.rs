@@ -10,7 +10,7 @@ use super::Error;
 use arena::display::escape;
 use arena::process::{BotSpec, LimitSettings, Limits, Sandbox};
 use arena::rating::{self, RatingOptions};
-use arena::referee::TimeControl;
+use arena::referee::{Adjudication, TimeControl};
 use arena::run::config::{parse_st, parse_tc};
 use arena::run::matchplay::{self, MatchConfig, MatchError, MatchRun};
 use arena::run::openings::{self, OpeningChoice};
@@ -132,6 +132,19 @@ pub struct MatchArgs {
     /// (repeatable; config key `interpreters`).
     #[arg(long = "interpreter", value_name = "DIR")]
     interpreters: Vec<PathBuf>,
+    /// Resign adjudication, as cutechess-cli's -resign (both bots must
+    /// agree): a game is lost for a side when its bot's score has been at
+    /// most -SCORE and its opponent's at least +SCORE for COUNT consecutive
+    /// moves of each (`score` in `info`, centi-units from the mover's point
+    /// of view). E.g. --resign movecount=3 score=600.
+    #[arg(long, value_name = "KEY=VALUE", num_args = 1..=2)]
+    resign: Vec<String>,
+    /// Draw adjudication, as cutechess-cli's -draw: a game is a draw when
+    /// both bots' scores have been within SCORE of 0 for COUNT consecutive
+    /// moves of each, from full move NUMBER on (two plies, the opening's
+    /// included). E.g. --draw movenumber=30 movecount=8 score=10.
+    #[arg(long, value_name = "KEY=VALUE", num_args = 1..=3)]
+    draw: Vec<String>,
     /// Compact records: keep the state after every N-th ply (and the last)
     /// in games.jsonl; every reader rebuilds the others from the moves
     /// [default: 1, every ply].
@@ -240,6 +253,22 @@ fn parse_games(text: &str) -> Result<u64, String> {
     }
 }
 
+/// `--resign movecount=3 score=600`: the words of a flag read as one list
+/// of its rule's keys (commas work too); `None` when it is not given.
+fn rule<R: std::str::FromStr<Err = String>>(
+    flag: &str,
+    words: &[String],
+) -> Result<Option<R>, String> {
+    if words.is_empty() {
+        return Ok(None);
+    }
+    words
+        .join(" ")
+        .parse()
+        .map(Some)
+        .map_err(|why| format!("--{flag}: {why}"))
+}
+
 fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
     if args.ceiling_ms.is_some() && args.clock != arena_core::record::Clock::Cpu {
         return Err(
@@ -315,6 +344,10 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
         (None, None) => OpeningChoice::Default,
     };
     let openings = openings::resolve(&choice, &*game).map_err(|e| format!("--openings: {e}"))?;
+    let adjudication = Adjudication {
+        resign: rule("resign", &args.resign)?,
+        draw: rule("draw", &args.draw)?,
+    };
     Ok(MatchConfig {
         openings,
         game: Arc::from(game),
@@ -344,6 +377,7 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
             playouts: args.playouts,
             depth: args.depth,
         },
+        adjudication,
     })
 }
 

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use super::adjudicate::{self, Adjudicator};
 use super::seat::{self, Info, Misstep};
 use super::GameSetup;
 use crate::process::{Bot, BotFailure, BotSpec};
@@ -50,6 +51,31 @@ impl Table {
             },
             started: Instant::now(),
         }
+    }
+
+    /// Plays the opening's move `mv` on `state` and records it (the
+    /// referee's move: no time, no info); the seat it was played for.
+    ///
+    /// # Panics
+    /// If it is illegal (a caller bug: see [`GameSetup::check_opening`]).
+    pub(super) fn opening_move(&mut self, state: &mut Box<dyn AnyState>, mv: &str) -> Seat {
+        let seat = state.to_move();
+        let effects = match state.play(mv) {
+            Ok(effects) => effects,
+            Err(e) => panic!("illegal opening move `{mv}`: {e}"),
+        };
+        self.record.moves.push(MoveRecord {
+            seat,
+            mv: mv.to_string(),
+            ms: 0.0,
+            cpu_ms: None,
+            info: Vec::new(),
+            search: Default::default(),
+            state: state.to_string(),
+            effects,
+        });
+        self.record.opening_plies += 1;
+        seat
     }
 
     pub(super) fn forfeit(&mut self, offender: Seat, failure: BotFailure) {
@@ -126,25 +152,10 @@ async fn play(
     }
     // The opening: played by the referee, told to both bots.
     for mv in &setup.opening {
-        let seat = state.to_move();
-        let effects = match state.play(mv) {
-            Ok(effects) => effects,
-            Err(e) => panic!("illegal opening move `{mv}`: {e}"),
-        };
+        let seat = table.opening_move(state, mv);
         for bot in bots.iter_mut() {
             seat::played(bot, seat, mv);
         }
-        table.record.moves.push(MoveRecord {
-            seat,
-            mv: mv.clone(),
-            ms: 0.0,
-            cpu_ms: None,
-            info: Vec::new(),
-            search: Default::default(),
-            state: state.to_string(),
-            effects,
-        });
-        table.record.opening_plies += 1;
     }
     for (seat, bot) in bots.iter_mut().enumerate() {
         if let Err(f) = bot.flush().await {
@@ -163,6 +174,7 @@ async fn play(
     let tcs = [setup.time_of(0), setup.time_of(1)];
     let mut clock = tcs.map(|tc| tc.time());
     let mut state_text = state.to_string();
+    let mut adjudicator = Adjudicator::new(setup.adjudication);
     loop {
         if let Some(outcome) = state.outcome() {
             table.record.scores = outcome.scores;
@@ -279,16 +291,27 @@ async fn play(
                 }
             }
         }
+        let search = protocol::search_fields(&info.kept);
+        let score = adjudicate::score_of(&search);
         table.record.moves.push(MoveRecord {
             seat,
             mv,
             ms: round_ms(decision.used),
             cpu_ms: decision.cpu.map(round_ms),
-            search: protocol::search_fields(&info.kept),
+            search,
             info: info.into_lines(),
             state: state_text.clone(),
             effects,
         });
+        // The bots' agreed scores end a game the rules have not ended.
+        if next.is_some() {
+            if let Some(v) = adjudicator.add(seat, score, table.record.moves.len()) {
+                table.record.result = v.result;
+                table.record.reason = Reason::Adjudicated;
+                table.record.detail = Some(v.detail);
+                return;
+            }
+        }
     }
 }
 

@@ -12,6 +12,7 @@
 //!
 //! [`AnyState::play`]: arena_core::games::AnyState::play
 
+pub mod adjudicate;
 mod game;
 pub mod seat;
 
@@ -27,6 +28,7 @@ use arena_core::games::{AnyGame, Seat};
 use arena_core::protocol::Budget;
 use arena_core::record::{Clock, GameRecord, GameResult, Reason};
 
+pub use adjudicate::{Adjudication, DrawRule, ResignRule};
 pub use game::play_game;
 use game::{seat_record, Table};
 
@@ -149,6 +151,9 @@ pub struct GameSetup {
     /// What each seat's bot is asked to search (sent in its `go`, kept in
     /// its seat's record); empty for none.
     pub budgets: [Budget; 2],
+    /// When the bots' own scores end the game early (`[adjudication]`'s
+    /// `resign` and `draw`); none by default.
+    pub adjudication: Adjudication,
     /// Where the bots' stderr logs go (one file per bot per game); `None`
     /// discards them.
     pub log_dir: Option<PathBuf>,
@@ -435,8 +440,14 @@ fn start_failure(
             ready,
         )
     });
-    let state = setup.game.initial_state().to_string();
-    let mut table = Table::new(setup, seats, state);
+    let mut state = setup.game.initial_state();
+    let mut table = Table::new(setup, seats, state.to_string());
+    // The game's opening is in its record as in any other (a resumed run
+    // checks every record's opening against its schedule).
+    for mv in &setup.opening {
+        table.opening_move(&mut state, mv);
+    }
+    table.record.final_state = state.to_string();
     match failures {
         [Some(f), None] => table.forfeit(0, f),
         [None, Some(f)] => table.forfeit(1, f),
@@ -514,6 +525,7 @@ mod tests {
             seat_time: [None; 2],
             ponder: false,
             budgets: Default::default(),
+            adjudication: Default::default(),
             log_dir: None,
         }
     }
@@ -791,6 +803,110 @@ mod tests {
         for m in r.moves.iter().filter(|m| m.seat == 1) {
             assert!(!m.info.is_empty() && m.search.is_empty(), "{m:?}");
         }
+    }
+
+    /// Plays the first legal move, each with `info score S ...` first (the
+    /// score from its own point of view), or nothing structured for `None`.
+    fn scoring_bot(name: &str, score: Option<i64>) -> Arc<BotSpec> {
+        let info = score.map_or_else(
+            || "print('info thinking', flush=True)".to_string(),
+            |s| format!("print('info depth 4 score {s} nodes 100', flush=True)"),
+        );
+        let script = format!(
+            "import sys\nfirst = ''\nfor line in sys.stdin:\n    w = line.split()\n    \
+            if w and w[0] == 'arena': print('ready scorer', flush=True)\n    \
+            elif w and w[0] == 'legal': first = w[1]\n    \
+            elif w and w[0] == 'go':\n        {info}\n        print('move ' + first, flush=True)\n    \
+            elif w and w[0] == 'quit': break\n"
+        );
+        let command = vec![python().to_string(), "-c".to_string(), script];
+        Arc::new(BotSpec::new(name, command))
+    }
+
+    /// Resign adjudication with real bots: seat 1's bot sees -900 and seat
+    /// 0's +900, so the game ends after three moves of each, won by seat 0,
+    /// `adjudicated` with the rule, and both bots hear it in `gameover`.
+    /// When they disagree (both say +900), or one says nothing, the game is
+    /// played to its end.
+    #[tokio::test]
+    async fn agreed_scores_end_a_game_by_resign_adjudication() {
+        let mut s = setup(20, 2000);
+        s.adjudication.resign = Some(ResignRule {
+            movecount: 3,
+            score: 600,
+        });
+        let dir = tempfile::tempdir().unwrap();
+        s.log_dir = Some(dir.path().to_path_buf());
+        let mut with = limits();
+        with.transcript = true;
+        let (mut a, mut b) = (
+            BotSlot::new(scoring_bot("up", Some(900))),
+            BotSlot::new(scoring_bot("down", Some(-900))),
+        );
+        let r = run_game(&s, [&mut a, &mut b], false, &with).await;
+        assert_eq!(r.reason, Reason::Adjudicated, "{:?}", r.detail);
+        assert_eq!(r.result, GameResult::Seat0Wins);
+        assert_eq!(r.offender, None);
+        assert_eq!(r.moves.len(), 6, "{r:?}");
+        assert_eq!(r.moves[5].search["score"], "-900");
+        let detail = r.detail.as_deref().unwrap();
+        assert!(
+            detail.starts_with("resign movecount=3 score=600: "),
+            "{detail}"
+        );
+        for seat in 0..2 {
+            let text = std::fs::read_to_string(r.seats[seat].transcript.as_ref().unwrap()).unwrap();
+            let last = text.lines().filter(|l| l.contains(" > ")).last().unwrap();
+            let verdict = ["win", "loss"][seat];
+            assert!(
+                last.contains(&format!("> gameover {verdict} adjudicated")),
+                "{last}"
+            );
+        }
+
+        // The same with the draw rule too (its scores are far from 0).
+        s.adjudication.draw = Some(DrawRule {
+            movenumber: 0,
+            movecount: 1,
+            score: 10,
+        });
+        let r = game(
+            &s,
+            scoring_bot("up", Some(900)),
+            scoring_bot("down", Some(-900)),
+        )
+        .await;
+        assert_eq!((r.reason, r.moves.len()), (Reason::Adjudicated, 6));
+        s.adjudication.draw = None;
+
+        for (b0, b1) in [
+            (Some(900), Some(900)),
+            (Some(900), None),
+            (Some(900), Some(-500)),
+        ] {
+            let r = game(&s, scoring_bot("a", b0), scoring_bot("b", b1)).await;
+            assert_eq!(r.reason, Reason::Normal, "{b0:?} {b1:?}: {:?}", r.detail);
+            assert_eq!(r.moves.len(), 20, "{b0:?} {b1:?}: played to the end");
+        }
+    }
+
+    /// Draw adjudication: both bots see the game as level (within 10 of 0)
+    /// for two moves each, after full move 3 (ply 6).
+    #[tokio::test]
+    async fn level_scores_end_a_game_by_draw_adjudication() {
+        let mut s = setup(40, 2000);
+        s.adjudication.draw = Some(DrawRule {
+            movenumber: 3,
+            movecount: 2,
+            score: 10,
+        });
+        let r = game(&s, scoring_bot("a", Some(5)), scoring_bot("b", Some(-10))).await;
+        assert_eq!(r.reason, Reason::Adjudicated, "{:?}", r.detail);
+        assert_eq!((r.result, r.moves.len()), (GameResult::Draw, 6));
+        assert!(r
+            .detail
+            .unwrap()
+            .starts_with("draw movenumber=3 movecount=2 score=10: "));
     }
 
     #[tokio::test]

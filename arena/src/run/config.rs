@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::process::{LimitSettings, Sandbox};
-use crate::referee::TimeControl;
+use crate::referee::{Adjudication, TimeControl};
 use arena_core::games;
 use arena_core::protocol::Budget;
 use arena_core::record::Clock;
@@ -313,6 +313,9 @@ pub struct Config {
     pub openings: Option<crate::run::openings::SuiteSpec>,
     /// Whether the bot not on move keeps running (off: it is frozen).
     pub ponder: bool,
+    /// `[adjudication]`'s `resign` and `draw`: when the bots' agreed
+    /// scores end a game.
+    pub adjudication: Adjudication,
     /// What a bot that cannot start costs: the run, before its first game
     /// (the default), or its games.
     pub on_bot_failure: OnBotFailure,
@@ -349,6 +352,10 @@ pub struct Normalized {
     /// Left out when off, so configs without it keep their fingerprint.
     #[serde(default, skip_serializing_if = "is_default")]
     pub ponder: bool,
+    /// Score adjudication (`resign`, `draw`): left out when unset, so
+    /// configs without it keep their fingerprint.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub adjudication: Adjudication,
     pub time_control: TimeControl,
     pub bots: Vec<NormalizedBot>,
 }
@@ -375,6 +382,38 @@ pub struct NormalizedBot {
     /// configs without one keep their fingerprint.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_control: Option<TimeControl>,
+}
+
+/// Takes `[adjudication]`'s `key` (`resign` or `draw`) out of `table`, if
+/// given, read as a table of its rule's keys and checked.
+fn adjudication_rule<R: serde::de::DeserializeOwned>(
+    table: &mut BTreeMap<String, toml::Value>,
+    key: &str,
+    check: fn(&R) -> Result<(), String>,
+) -> Result<Option<R>, String> {
+    let Some(value) = table.remove(key) else {
+        return Ok(None);
+    };
+    let keys = if key == "resign" {
+        "movecount and score"
+    } else {
+        "movenumber (optional), movecount and score"
+    };
+    if !value.is_table() {
+        return Err(format!(
+            "must be a table of {keys}, e.g. {}",
+            if key == "resign" {
+                "{ movecount = 3, score = 600 }"
+            } else {
+                "{ movenumber = 30, movecount = 8, score = 10 }"
+            }
+        ));
+    }
+    let rule: R = value
+        .try_into()
+        .map_err(|e: toml::de::Error| format!("{} (its keys: {keys})", e.message().trim()))?;
+    check(&rule)?;
+    Ok(Some(rule))
 }
 
 fn is_default<T: Default + PartialEq>(v: &T) -> bool {
@@ -475,9 +514,19 @@ impl Config {
             ));
         }
 
+        // Score adjudication: `resign` and `draw` in [adjudication] are
+        // the referee's; its other keys are the engine's safeguards.
+        let mut safeguards = raw.adjudication.clone();
+        let adjudication = Adjudication {
+            resign: adjudication_rule(&mut safeguards, "resign", crate::referee::ResignRule::check)
+                .map_err(|why| err("adjudication.resign", why))?,
+            draw: adjudication_rule(&mut safeguards, "draw", crate::referee::DrawRule::check)
+                .map_err(|why| err("adjudication.draw", why))?,
+        };
+
         // Game and parameters: the engine is the judge of what is valid.
         let mut params: Vec<(String, String)> = Vec::new();
-        for (table, values) in [("params", &raw.params), ("adjudication", &raw.adjudication)] {
+        for (table, values) in [("params", &raw.params), ("adjudication", &safeguards)] {
             for (k, v) in values {
                 let key = format!("{table}.{k}");
                 let text = match v {
@@ -692,6 +741,7 @@ impl Config {
             random_opening_plies: openings.random_plies,
             openings: openings.suite,
             ponder: raw.ponder,
+            adjudication,
             on_bot_failure: raw.on_bot_failure,
             record_states,
             transcript: raw.transcript,
@@ -878,6 +928,7 @@ impl Config {
             random_opening_plies: self.random_opening_plies,
             openings: self.openings.clone(),
             ponder: self.ponder,
+            adjudication: self.adjudication,
             time_control: self.time_control,
             bots: self
                 .bots
@@ -1429,6 +1480,65 @@ env = { X = "1" }
     // there, so bots' cwd must be given relative to something real.
     fn good() -> String {
         GOOD.replace("[[bots]]\n", "[[bots]]\ncwd = \"/tmp\"\n")
+    }
+
+    /// `resign` and `draw` in [adjudication] are the referee's rules, the
+    /// other keys the engine's; set, they are in the fingerprint, unset the
+    /// fingerprint is the one configs had before them.
+    #[test]
+    fn score_adjudication_is_read_from_the_adjudication_table() {
+        let plain = parse(&good()).unwrap();
+        assert_eq!(plain.adjudication, Adjudication::default());
+        let text = good().replace(
+            "max_plies = 50\n",
+            "max_plies = 50\nresign = { movecount = 3, score = 600 }\n\
+             draw = { movenumber = 30, movecount = 8, score = 10 }\n",
+        );
+        let c = parse(&text).unwrap();
+        assert_eq!(
+            c.adjudication.resign,
+            Some(crate::referee::ResignRule {
+                movecount: 3,
+                score: 600
+            })
+        );
+        assert_eq!(
+            c.adjudication.draw,
+            Some(crate::referee::DrawRule {
+                movenumber: 30,
+                movecount: 8,
+                score: 10
+            })
+        );
+        assert_eq!(c.params, plain.params, "not game parameters");
+        assert_ne!(
+            c.normalized().fingerprint(),
+            plain.normalized().fingerprint()
+        );
+        let json = serde_json::to_string(&plain.normalized()).unwrap();
+        assert!(!json.contains("adjudication"), "{json}");
+        for (rule, why) in [
+            ("resign = 600", "must be a table of movecount and score"),
+            ("resign = { movecount = 3 }", "missing field `score`"),
+            (
+                "resign = { movecount = 3, score = 600, twosided = true }",
+                "unknown field `twosided`",
+            ),
+            (
+                "resign = { movecount = 0, score = 600 }",
+                "movecount must be at least 1",
+            ),
+            (
+                "draw = { movecount = 0, score = 10 }",
+                "movecount must be at least 1",
+            ),
+            ("draw = { moves = 8, score = 10 }", "unknown field `moves`"),
+        ] {
+            let e = parse_err(&good().replace("max_plies = 50\n", &format!("{rule}\n")));
+            let key = format!("adjudication.{}", &rule[..rule.find(' ').unwrap()]);
+            assert_eq!(e.key, key, "{rule}: {e}");
+            assert!(e.reason.contains(why), "{rule}: {e}");
+        }
     }
 
     #[test]

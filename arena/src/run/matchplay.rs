@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use crate::process::{BotSpec, Limits};
 use crate::rating::{Sprt, SprtParams, SprtStatus};
-use crate::referee::{self, TimeControl};
+use crate::referee::{self, Adjudication, TimeControl};
 use crate::run::config::{FormatKind, Normalized, NormalizedBot};
 use crate::run::referee_player::RefereePlayer;
 use crate::run::schedule;
@@ -46,6 +46,8 @@ pub struct MatchConfig {
     /// What both bots are asked to search in each `go` (`--nodes`,
     /// `--playouts`, `--depth`).
     pub budget: Budget,
+    /// When the bots' agreed scores end a game (`--resign`, `--draw`).
+    pub adjudication: Adjudication,
 }
 
 /// How to run a match: as [`RunOptions`] for a tournament.
@@ -163,6 +165,7 @@ pub fn normalized(config: &MatchConfig) -> Normalized {
         random_opening_plies: config.openings.random_plies,
         openings: config.openings.suite.clone(),
         ponder: config.ponder,
+        adjudication: config.adjudication,
         time_control: config.time,
         bots: config
             .bots
@@ -228,6 +231,7 @@ pub async fn run_match_with(
         opening_plies: config.openings.random_plies,
         openings: config.openings.suite.clone().map(Arc::new),
         budgets: vec![config.budget; 2],
+        adjudication: config.adjudication,
         run_dir: config.out.clone(),
         kept: Default::default(),
     });

@@ -10,7 +10,7 @@ use super::config::Config;
 use super::runner::{Player, PlayerError};
 use super::schedule::GameJob;
 use crate::process::{BotSpec, Limits, Sandbox};
-use crate::referee::{self, BotSlot, GameSetup, TimeControl};
+use crate::referee::{self, Adjudication, BotSlot, GameSetup, TimeControl};
 use crate::store;
 use arena_core::games::AnyGame;
 use arena_core::protocol::Budget;
@@ -42,6 +42,9 @@ pub struct RefereePlayer {
     pub openings: Option<Arc<super::openings::SuiteSpec>>,
     /// Per bot, in config order: what it is asked to search.
     pub budgets: Vec<Budget>,
+    /// When the bots' agreed scores end a game (`[adjudication]`'s
+    /// `resign` and `draw`).
+    pub adjudication: Adjudication,
     /// The run directory: bots' stderr logs go to `logs/` in it, and records
     /// name them relative to it.
     pub run_dir: PathBuf,
@@ -98,6 +101,7 @@ impl RefereePlayer {
             opening_plies: config.random_opening_plies,
             openings: config.openings.clone().map(Arc::new),
             budgets: config.bots.iter().map(|b| b.budget).collect(),
+            adjudication: config.adjudication,
             run_dir: run_dir.to_path_buf(),
             kept: Default::default(),
         }
@@ -152,6 +156,7 @@ impl Player for RefereePlayer {
             seat_time: job.seats.map(|b| self.times.get(b).copied().flatten()),
             ponder: self.ponder,
             budgets: job.seats.map(|b| self.budgets[b]),
+            adjudication: self.adjudication,
             log_dir: Some(self.run_dir.join(store::LOGS)),
         };
         let keep = job.seats.map(|b| self.keep[b]);

@@ -61,8 +61,9 @@ pub struct DeadBot {
 }
 
 /// Counts, per bot, its games in a row (in schedule order) in which its
-/// process died (a `crash`: it could not be started, or exited) before it
-/// made a move of its own.
+/// process died (a `crash`: it could not be started, or exited) or never
+/// answered `arena 1` with `ready` (a `timeout` without a `ready` text)
+/// before it made a move of its own.
 #[derive(Debug)]
 struct DeadStreaks {
     limit: u32,
@@ -79,7 +80,9 @@ impl DeadStreaks {
                 .any(|m| m.seat == seat);
             // Both bots failing to start is a draw with no offender.
             let offender = r.offender.is_none_or(|o| o == seat);
-            let dead = r.reason == Reason::Crash && offender && !moved;
+            // A bot that never said `ready` is as dead as one that exited.
+            let silent = r.reason == Reason::Timeout && s.ready.is_none();
+            let dead = (r.reason == Reason::Crash || silent) && offender && !moved;
             let streak = self.streak.entry(s.name.clone()).or_default();
             *streak = if dead { *streak + 1 } else { 0 };
             if dead && *streak >= self.limit && reached.is_none() {
@@ -676,6 +679,7 @@ mod tests {
             random_opening_plies: 0,
             openings: None,
             ponder: false,
+            adjudication: Default::default(),
             time_control: TimeControl {
                 movetime_ms: Some(10),
                 time_ms: None,
@@ -924,6 +928,42 @@ mod tests {
         rt.block_on(run(&c, player.clone(), &o)).unwrap();
         assert_eq!(player.played.load(Ordering::SeqCst), 0);
         assert_eq!(files(&whole), files(&part));
+    }
+
+    /// What counts as dead before its first move: a `crash`, and a
+    /// `timeout` of a bot that never said `ready`; not a bot that said
+    /// `ready` and then lost on time at its first move, nor the opponent.
+    #[test]
+    fn a_bot_that_never_says_ready_counts_as_dead() {
+        let c = config(2, 2, 1);
+        let f = fake(&c, None);
+        let job = |index: u64| GameJob {
+            index,
+            round: 0,
+            pair: 0,
+            seed: index,
+            seats: [0, 1],
+            opening: None,
+        };
+        let game = |index: u64, reason: Reason, ready: Option<&str>| {
+            let mut r = f.record(&job(index), GameResult::Seat0Wins);
+            r.reason = reason;
+            r.offender = Some(1);
+            r.seats[0].ready = Some("bot0".into());
+            r.seats[1].ready = ready.map(str::to_string);
+            r
+        };
+        let mut streaks = DeadStreaks {
+            limit: 3,
+            streak: BTreeMap::new(),
+        };
+        assert_eq!(streaks.add(&game(0, Reason::Timeout, None)), None);
+        assert_eq!(streaks.add(&game(1, Reason::Crash, Some("bot1"))), None);
+        let dead = streaks.add(&game(2, Reason::Timeout, None)).expect("dead");
+        assert_eq!((dead.bot.as_str(), dead.games), ("bot1", 3));
+        assert_eq!(streaks.add(&game(3, Reason::Timeout, Some("bot1"))), None);
+        assert_eq!(streaks.streak["bot1"], 0, "it said ready: alive");
+        assert_eq!(streaks.streak["bot0"], 0);
     }
 
     /// A bot whose process dies before its first move in 3 of its games in

@@ -841,6 +841,9 @@
           document.querySelectorAll("#movelist tbody tr td:nth-child(5)"),
           function (td) { return td.textContent !== ""; }).length;
         out.eval_points = document.querySelectorAll("#eval-chart .eval-point").length;
+        out.eval_titles = Array.prototype.map.call(document.querySelectorAll("#eval-chart .eval-point title"),
+          function (t) { return t.textContent; });
+        out.replay_meta = document.querySelector("#replay .meta").textContent;
         out.seat_files = Array.prototype.map.call(document.querySelectorAll("#seat-files a.seat-file"),
           function (a) { return a.getAttribute("href"); });
       }

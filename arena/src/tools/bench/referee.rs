@@ -29,6 +29,7 @@ pub(super) fn setup(game: Arc<dyn AnyGame>, index: u64) -> GameSetup {
         seat_time: [None; 2],
         ponder: false,
         budgets: Default::default(),
+        adjudication: Default::default(),
         log_dir: None,
     }
 }

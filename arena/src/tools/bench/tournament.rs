@@ -112,6 +112,7 @@ pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, BenchE
         random_opening_plies: 0,
         openings: None,
         ponder,
+        adjudication: Default::default(),
         time_control: TimeControl::default(),
         bots: names
             .iter()
@@ -151,6 +152,7 @@ pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, BenchE
         opening_plies: 0,
         openings: None,
         budgets: vec![Default::default(); bots],
+        adjudication: Default::default(),
         run_dir,
         kept: Default::default(),
     };
