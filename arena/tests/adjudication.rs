@@ -120,6 +120,19 @@ fn a_match_with_resign_adjudication_ends_games_the_bots_agree_on() {
             let want = if m["seat"] == up { "900" } else { "-900" };
             assert_eq!(m["search"]["score"], want, "{m}");
         }
+        // The scores are the material when the bots agreed: the seeds in
+        // each store of the last position (Dakon's `stores=` field).
+        let last = r["moves"].as_array().unwrap().last().unwrap()["state"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let stores = last
+            .split_whitespace()
+            .find_map(|f| f.strip_prefix("stores="))
+            .unwrap();
+        let scores = r["scores"].as_array().unwrap();
+        assert_eq!(format!("{},{}", scores[0], scores[1]), stores, "{last}");
+        assert_ne!(stores, "0,0", "{last}");
     }
     // The manifest keeps the rule (its fingerprint covers it).
     let manifest: serde_json::Value =

@@ -307,6 +307,9 @@ async fn play(
         if next.is_some() {
             if let Some(v) = adjudicator.add(seat, score, table.record.moves.len()) {
                 table.record.result = v.result;
+                // The material on the board when the bots agreed, as the
+                // rules' own end counts it (seeds stored, pieces left).
+                table.record.scores = state.material();
                 table.record.reason = Reason::Adjudicated;
                 table.record.detail = Some(v.detail);
                 return;
