@@ -37,7 +37,7 @@ use crate::display::escape;
 use crate::run::config::Normalized;
 use crate::run::schedule::{GameJob, Shard};
 use arena_core::games::{ParamError, ParseError, PlayError};
-use arena_core::record::{CsvRow, GameRecord, CSV_HEADER};
+use arena_core::record::{CsvRow, GameRecord, GameResult, CSV_HEADER};
 
 pub const MANIFEST: &str = "tournament.json";
 pub const JOURNAL: &str = "journal.jsonl";
@@ -553,11 +553,13 @@ impl From<StoreError> for LoadError {
     }
 }
 
-/// One game of a games file: a record (`games.jsonl`) or a row
-/// (`games.csv`).
+/// One game of a games file: a record (`games.jsonl`), a row
+/// (`games.csv`) or a row of a results file from elsewhere
+/// ([`ResultColumns`]).
 pub enum GameLine<'a> {
     Record(&'a GameRecord),
     Row(&'a CsvRow),
+    Result(&'a ResultRow),
 }
 
 /// Resolves a games file: a directory means its `games.jsonl` (the full
@@ -587,21 +589,270 @@ pub fn scan_games(path: &Path, mut each: impl FnMut(GameLine<'_>)) -> Result<(),
         }
         return Ok(());
     }
-    let f = File::open(&file).map_err(|source| LoadError::Io {
+    let (mut reader, headers) = open_csv(&file)?;
+    if let Some(columns) = ResultColumns::of(&headers).map_err(|message| LoadError::Malformed {
         path: file.clone(),
+        line: 1,
+        message,
+    })? {
+        return scan_results(&file, reader, &columns, each);
+    }
+    for row in reader.deserialize::<CsvRow>() {
+        each(GameLine::Row(
+            &row.map_err(|e| csv_error(&file, e, &headers))?,
+        ));
+    }
+    Ok(())
+}
+
+/// A CSV games file and its header.
+fn open_csv(file: &Path) -> Result<(csv::Reader<io::BufReader<File>>, Vec<String>), LoadError> {
+    let f = File::open(file).map_err(|source| LoadError::Io {
+        path: file.to_path_buf(),
         source,
     })?;
     let mut reader = csv::Reader::from_reader(io::BufReader::new(f));
     let headers = reader
         .headers()
-        .map_err(|e| csv_error(&file, e, &[]))?
+        .map_err(|e| csv_error(file, e, &[]))?
         .iter()
         .map(str::to_string)
         .collect::<Vec<_>>();
-    for row in reader.deserialize::<CsvRow>() {
-        each(GameLine::Row(
-            &row.map_err(|e| csv_error(&file, e, &headers))?,
-        ));
+    Ok((reader, headers))
+}
+
+/// A game of a results file from elsewhere (see [`ResultColumns`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResultRow {
+    /// Its place among the file's games, from 0: Elo is updated in file
+    /// order.
+    pub index: u64,
+    /// The `round` column; 0 without one (all games one Glicko period).
+    pub round: u64,
+    /// Its seat-swapped pair, numbered by first appearance: from the `pair`
+    /// column, else from the `opening` column, else a pair of its own.
+    pub pair: u64,
+    /// The bots in seat 0 and seat 1.
+    pub seats: [String; 2],
+    /// From seat 0's point of view.
+    pub result: GameResult,
+}
+
+/// The columns of a minimal results file, one written by something other
+/// than arena: any CSV whose header has no `index` column (arena's
+/// `games.csv` starts with one). It needs `seat0`, `seat1` and `result`
+/// (`1-0`, `0-1`, `1/2-1/2`); it may have
+/// - `round`: a number, the Glicko rating period (without it every game is
+///   in one period);
+/// - `pair`: any text; games with the same text and the same two bots are
+///   one seat-swapped pair (one cluster of the intervals, one pentanomial
+///   outcome);
+/// - `opening`: any text; without a `pair` column, consecutive games of the
+///   same two bots on the same opening are paired two by two (how
+///   cutechess plays an opening with seats swapped).
+///
+/// Header names are matched without case or surrounding spaces; other
+/// columns are ignored (and named by [`ResultColumns::ignored`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResultColumns {
+    seat0: usize,
+    seat1: usize,
+    result: usize,
+    round: Option<usize>,
+    pair: Option<usize>,
+    opening: Option<usize>,
+    names: Vec<String>,
+    /// The header's columns that none of the above reads.
+    pub ignored: Vec<String>,
+}
+
+/// The optional columns of a results file, in the order they are listed.
+pub const RESULT_OPTIONAL_COLUMNS: [&str; 3] = ["round", "pair", "opening"];
+
+impl ResultColumns {
+    /// The columns of a header; `None` for arena's own `games.csv` (it has
+    /// an `index` column).
+    pub fn of(headers: &[String]) -> Result<Option<ResultColumns>, String> {
+        let names: Vec<String> = headers.iter().map(|h| h.trim().to_lowercase()).collect();
+        if names.iter().any(|n| n == "index") {
+            return Ok(None);
+        }
+        let find = |want: &str| -> Result<Option<usize>, String> {
+            let mut at = names.iter().enumerate().filter(|(_, n)| *n == want);
+            let first = at.next().map(|(i, _)| i);
+            if let Some((i, _)) = at.next() {
+                return Err(format!(
+                    "columns {} and {} are both `{want}`",
+                    first.unwrap_or(0) + 1,
+                    i + 1
+                ));
+            }
+            Ok(first)
+        };
+        let need = |want: &str| -> Result<usize, String> {
+            find(want)?.ok_or_else(|| {
+                format!(
+                    "no column `{want}`: a results file needs the columns seat0, seat1 \
+                     and result (optional: round, pair, opening); the header has {}",
+                    if headers.is_empty() {
+                        "none".to_string()
+                    } else {
+                        headers
+                            .iter()
+                            .map(|h| format!("`{}`", escape(h)))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    }
+                )
+            })
+        };
+        let (seat0, seat1, result) = (need("seat0")?, need("seat1")?, need("result")?);
+        let (round, pair, opening) = (find("round")?, find("pair")?, find("opening")?);
+        // With a pair column, an opening column pairs nothing: ignored.
+        let read = [
+            Some(seat0),
+            Some(seat1),
+            Some(result),
+            round,
+            pair,
+            opening.filter(|_| pair.is_none()),
+        ];
+        let ignored = headers
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !read.contains(&Some(*i)))
+            .map(|(_, h)| h.clone())
+            .collect();
+        Ok(Some(ResultColumns {
+            seat0,
+            seat1,
+            result,
+            round,
+            pair,
+            opening,
+            names,
+            ignored,
+        }))
+    }
+
+    /// The optional columns read, of [`RESULT_OPTIONAL_COLUMNS`] (`opening`
+    /// only without a `pair` column: the pair column pairs the games).
+    pub fn used(&self) -> Vec<&'static str> {
+        let present = [
+            self.round,
+            self.pair,
+            self.opening.filter(|_| self.pair.is_none()),
+        ];
+        RESULT_OPTIONAL_COLUMNS
+            .into_iter()
+            .zip(present)
+            .filter_map(|(name, at)| at.map(|_| name))
+            .collect()
+    }
+
+    /// Whether the file's games are paired (a `pair` or `opening` column).
+    pub fn paired(&self) -> bool {
+        self.pair.is_some() || self.opening.is_some()
+    }
+}
+
+/// The columns of `path` if it is a minimal results file (see
+/// [`ResultColumns`]); `None` for a `games.jsonl` or arena's `games.csv`.
+pub fn results_columns(path: &Path) -> Result<Option<ResultColumns>, LoadError> {
+    let file = games_file(path)?;
+    if file.extension().is_some_and(|e| e == "jsonl") {
+        return Ok(None);
+    }
+    let (_, headers) = open_csv(&file)?;
+    ResultColumns::of(&headers).map_err(|message| LoadError::Malformed {
+        path: file,
+        line: 1,
+        message,
+    })
+}
+
+/// The games of a results file, in file order.
+fn scan_results(
+    file: &Path,
+    mut reader: csv::Reader<io::BufReader<File>>,
+    c: &ResultColumns,
+    mut each: impl FnMut(GameLine<'_>),
+) -> Result<(), LoadError> {
+    // Pair ids by first appearance: of a `pair` cell, or of the k-th pair
+    // of games of two bots on one opening.
+    let mut pair_ids: std::collections::HashMap<(String, String, String, u64), u64> =
+        Default::default();
+    let mut on_opening: std::collections::HashMap<(String, String, String), u64> =
+        Default::default();
+    let mut index = 0u64;
+    for row in reader.records() {
+        let row = row.map_err(|e| csv_error(file, e, &c.names))?;
+        let line = row.position().map_or(0, |p| p.line());
+        let bad = |col: usize, what: String| LoadError::Malformed {
+            path: file.to_path_buf(),
+            line,
+            message: format!("column {} (`{}`): {what}", col + 1, c.names[col]),
+        };
+        let cell = |col: usize| row.get(col).unwrap_or("").trim();
+        if row.iter().all(|f| f.trim().is_empty()) {
+            continue;
+        }
+        let mut seats = [String::new(), String::new()];
+        for (seat, col) in [c.seat0, c.seat1].into_iter().enumerate() {
+            let name = arena_core::record::csv_text(cell(col));
+            if name.is_empty() {
+                return Err(bad(col, "no bot name".to_string()));
+            }
+            seats[seat] = name.to_string();
+        }
+        let result: GameResult = cell(c.result)
+            .parse()
+            .map_err(|e: arena_core::record::WordError| bad(c.result, e.to_string()))?;
+        let round = match c.round {
+            Some(col) => cell(col).parse::<u64>().map_err(|_| {
+                bad(
+                    col,
+                    format!(
+                        "`{}` is not a round number (0, 1, 2, ...)",
+                        escape(cell(col))
+                    ),
+                )
+            })?,
+            None => 0,
+        };
+        let (lo, hi) = if seats[0] <= seats[1] {
+            (&seats[0], &seats[1])
+        } else {
+            (&seats[1], &seats[0])
+        };
+        let key = match (c.pair, c.opening) {
+            (Some(col), _) if !cell(col).is_empty() => {
+                Some((cell(col).to_string(), lo.clone(), hi.clone(), 0))
+            }
+            (None, Some(col)) if !cell(col).is_empty() => {
+                let k = (cell(col).to_string(), lo.clone(), hi.clone());
+                let n = on_opening.entry(k.clone()).or_default();
+                *n += 1;
+                Some((k.0, k.1, k.2, (*n - 1) / 2))
+            }
+            _ => None,
+        };
+        let pair = match key {
+            // An unpaired game gets an id no pair has: a pair of its own.
+            None => u64::MAX - index,
+            Some(k) => {
+                let fresh = pair_ids.len() as u64;
+                *pair_ids.entry(k).or_insert(fresh)
+            }
+        };
+        each(GameLine::Result(&ResultRow {
+            index,
+            round,
+            pair,
+            seats,
+            result,
+        }));
+        index += 1;
     }
     Ok(())
 }

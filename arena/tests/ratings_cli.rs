@@ -410,3 +410,138 @@ fn a_perfect_score_is_flagged_and_open_ended() {
     assert_eq!(l[col("bt_note")], "anchor: the others are rated against it");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The games of [`write_games`] as a minimal results file: `seat0,seat1,
+/// result` and whichever of `round`, `pair`, `opening` and an unknown
+/// column `cols` asks for.
+fn write_results(dir: &Path, name: &str, cols: &[&str]) -> PathBuf {
+    let full = read_csv(&write_games(dir));
+    let at = |c: &str| full[0].iter().position(|h| h == c).unwrap();
+    let mut header = vec!["Seat0", " seat1 ", "RESULT"];
+    header.extend(cols);
+    let mut text = header.join(",") + "\n";
+    for row in &full[1..] {
+        let mut cells = vec![row[at("seat0")].clone(), row[at("seat1")].clone()];
+        cells.push(row[at("result")].clone());
+        for c in cols {
+            cells.push(match *c {
+                // An opening per pair, repeated across pairs (the pair ids
+                // of write_games are i / 2): only pairing two by two of
+                // consecutive games on one opening tells them apart.
+                "opening" => format!("line{}", num(&row[at("pair")]) as u64 % 2),
+                "comment" => "anything".to_string(),
+                c => row[at(c)].clone(),
+            });
+        }
+        text += &(cells.join(",") + "\n");
+    }
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn ratings_of(input: &Path, out: &Path) -> (Vec<Vec<String>>, String) {
+    let o = arena(&[
+        "ratings",
+        input.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(o.status.success(), "{stderr}");
+    (read_csv(&out.join("ratings.csv")), stderr)
+}
+
+/// A results file with `round` and `pair` is rated exactly as arena's own
+/// games.csv of the same games; without them the Bradley-Terry fit is the
+/// same, Glicko is one rating period, and the intervals treat each game
+/// as its own cluster. An `opening` column pairs the games as `pair` does.
+#[test]
+fn a_minimal_results_file_rates_as_the_games_csv() {
+    let dir = scratch("minimal");
+    let (ours, err) = ratings_of(&write_games(&dir), &dir.join("ours"));
+    assert!(!err.contains("results file"), "{err}");
+
+    let file = write_results(&dir, "full.csv", &["round", "pair", "comment"]);
+    let (theirs, err) = ratings_of(&file, &dir.join("full"));
+    assert!(
+        err.contains(
+            "full.csv: results file (seat0, seat1, result); optional columns used: round, pair; \
+             ignored: `comment`"
+        ),
+        "{err}"
+    );
+    assert_eq!(theirs, ours);
+
+    let col = |name: &str| ours[0].iter().position(|c| c == name).unwrap();
+    let file = write_results(&dir, "bare.csv", &[]);
+    let (bare, err) = ratings_of(&file, &dir.join("bare"));
+    assert!(
+        err.contains(
+            "optional columns used: none; no round: all games are one Glicko rating period; \
+             no pair or opening: every game is a pair of its own"
+        ),
+        "{err}"
+    );
+    for (b, o) in bare[1..].iter().zip(&ours[1..]) {
+        assert_eq!(b[..6], o[..6]);
+        assert_eq!(b[col("bt_elo")], o[col("bt_elo")]);
+        assert_eq!(b[col("elo")], o[col("elo")], "Elo runs in file order");
+    }
+    assert_ne!(
+        bare[1][col("bt_lo")],
+        ours[1][col("bt_lo")],
+        "unpaired games are clusters of their own"
+    );
+
+    let file = write_results(&dir, "opening.csv", &["round", "opening"]);
+    let (opening, err) = ratings_of(&file, &dir.join("opening"));
+    assert!(
+        err.contains("optional columns used: round, opening"),
+        "{err}"
+    );
+    assert_eq!(opening, ours);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Each bad row names the file, the line and the column.
+#[test]
+fn a_bad_results_file_names_line_and_column() {
+    let dir = scratch("minimal-errors");
+    let cases: &[(&str, &str)] = &[
+        (
+            "seat0,seat1,result\na,b,1-0\na,b,2-0\n",
+            "bad.csv: line 3: column 3 (`result`): result `2-0` is not 1-0, 0-1 or 1/2-1/2",
+        ),
+        (
+            "seat0,seat1,result\na, ,1-0\n",
+            "bad.csv: line 2: column 2 (`seat1`): no bot name",
+        ),
+        (
+            "round,seat0,seat1,result\nr1,a,b,1-0\n",
+            "bad.csv: line 2: column 1 (`round`): `r1` is not a round number",
+        ),
+        (
+            "seat0,seat1,result\na,b,1-0,extra\n",
+            "bad.csv: line 2: 4 fields where the header has 3",
+        ),
+        (
+            "white,black,result\na,b,1-0\n",
+            "bad.csv: line 1: no column `seat0`: a results file needs the columns seat0, \
+             seat1 and result",
+        ),
+        (
+            "seat0,seat1,result,pair,PAIR\na,b,1-0,1,1\n",
+            "bad.csv: line 1: columns 4 and 5 are both `pair`",
+        ),
+    ];
+    let bad = dir.join("bad.csv");
+    for (text, want) in cases {
+        std::fs::write(&bad, text).unwrap();
+        let out = arena(&["ratings", bad.to_str().unwrap()]);
+        assert!(!out.status.success(), "{text}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(want), "{text}: {err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
