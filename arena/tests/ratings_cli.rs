@@ -545,3 +545,129 @@ fn a_bad_results_file_names_line_and_column() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[path = "common/runs.rs"]
+mod runs;
+
+/// The PGN's games as a results file, by a reader of the tags alone (as
+/// Ordo reads them): White is seat 0, the pair is Round's part before the
+/// dot. Checks on the way that each Round is `PAIR.GAME` and that the two
+/// games of a pair have their seats swapped.
+fn pgn_to_results(pgn: &str) -> String {
+    let tag = |line: &str, name: &str| {
+        line.strip_prefix(&format!("[{name} \""))
+            .and_then(|r| r.strip_suffix("\"]"))
+            .map(str::to_string)
+    };
+    let mut csv = "seat0,seat1,result,pair\n".to_string();
+    let mut game: Vec<Option<String>> = vec![None; 4];
+    let mut seen: std::collections::HashMap<String, Vec<(String, String)>> = Default::default();
+    for line in pgn.lines() {
+        for (k, name) in ["White", "Black", "Result", "Round"].iter().enumerate() {
+            if let Some(v) = tag(line, name) {
+                game[k] = Some(v);
+            }
+        }
+        if let [Some(w), Some(b), Some(r), Some(round)] = &game[..] {
+            let (pair, nth) = round.split_once('.').expect("Round is PAIR.GAME");
+            let games = seen.entry(pair.to_string()).or_default();
+            assert_eq!(nth, (games.len() + 1).to_string(), "{round}");
+            if let Some((w0, b0)) = games.first() {
+                assert_eq!((w0, b0), (b, w), "pair {pair}: seats swapped");
+            }
+            games.push((w.clone(), b.clone()));
+            csv += &format!("{w},{b},{r},{pair}\n");
+            game = vec![None; 4];
+        }
+    }
+    csv
+}
+
+/// A real run's games, exported as the minimal CSV and as PGN, are rated
+/// by `arena ratings` exactly as the run rated them (its ratings.csv), but
+/// for Glicko's rating periods where the PGN does not carry the schedule
+/// round.
+#[test]
+fn a_run_exported_as_csv_and_pgn_rates_the_same() {
+    let dir = scratch("export");
+    let config = dir.join("pool.toml");
+    let py = runs::repo().join("bots/python/random_bot.py");
+    let bot = |name: &str, seed: &str| {
+        format!(
+            "[[bots]]\nname = \"{name}\"\ncommand = [\"{}\", \"{}\", \"--seed\", \"{seed}\"]\n",
+            runs::python(),
+            py.display()
+        )
+    };
+    // Random openings of 4 plies on 5 holes: every pair its own game, so
+    // that no pair repeats another (games.jsonl would count a repeat once,
+    // the exports cannot tell).
+    let text = format!(
+        "game = \"dakon\"\nseed = 5\ngames = 6\nrandom_opening_plies = 4\n\
+         [params]\nholes = 5\n[time_control]\nmovetime_ms = 2000\nmargin_ms = 1000\n{}{}{}\
+         [[bots]]\nname = \"first\"\ncommand = [\"{}\", \"bot-first\"]\n",
+        bot("r1", "1"),
+        bot("r2", "2"),
+        bot("r3", "3"),
+        runs::ARENA,
+    );
+    std::fs::write(&config, text).unwrap();
+    let run = dir.join("run");
+    runs::tournament(&config, &run, &[]);
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("tournament.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        manifest["distinct"]["distinct_pairs"], manifest["distinct"]["pairs"],
+        "a repeated pair: pick another seed"
+    );
+    let own = read_csv(&run.join("ratings.csv"));
+    assert_eq!(own.len(), 5);
+
+    let csv = dir.join("results.csv");
+    let out = arena(&[
+        "export",
+        "--format",
+        "csv",
+        run.to_str().unwrap(),
+        "--out",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("wrote 36 games to"));
+    let (from_csv, _) = ratings_of(&csv, &dir.join("csv"));
+    assert_eq!(from_csv, own);
+
+    let out = arena(&["export", "--format", "pgn", run.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let pgn = String::from_utf8(out.stdout).unwrap();
+    for tag in [
+        "Event \"pool\"",
+        "Site \"",
+        "Date \"",
+        "Termination \"",
+        "PlyCount \"",
+    ] {
+        assert_eq!(pgn.matches(&format!("[{tag}")).count(), 36, "{tag}");
+    }
+    let results = dir.join("from-pgn.csv");
+    std::fs::write(&results, pgn_to_results(&pgn)).unwrap();
+    let (from_pgn, _) = ratings_of(&results, &dir.join("pgn"));
+    let col = |name: &str| own[0].iter().position(|c| c == name).unwrap();
+    let glicko = col("glicko");
+    for (p, o) in from_pgn.iter().zip(&own) {
+        // Every column before Glicko's (Elo runs in game order) and from
+        // Bradley-Terry on.
+        assert_eq!(p[..glicko], o[..glicko]);
+        assert_eq!(p[col("bt_elo")..], o[col("bt_elo")..]);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
