@@ -51,6 +51,8 @@ pub const RATINGS: &str = "ratings.csv";
 pub const CROSSTABLE: &str = "crosstable.csv";
 /// Likelihood of superiority of every bot over every other.
 pub const LOS: &str = "los.csv";
+/// A gauntlet's sequential tests, one per challenger (config `sprt`).
+pub const SPRT_CSV: &str = "sprt.csv";
 /// The HTML report.
 pub const INDEX_HTML: &str = "index.html";
 /// Held (flock) by the process running in a directory.
@@ -71,6 +73,7 @@ pub fn run_files() -> Vec<String> {
         RATINGS,
         CROSSTABLE,
         LOS,
+        SPRT_CSV,
         INDEX_HTML,
         "logs/",
         "replays/",
@@ -1613,9 +1616,26 @@ pub fn copy_logs(from: &Path, to_dir: &Path) -> Result<(), StoreError> {
 // ---------------------------------------------------------------------------
 // The writer of a run's records.
 
-/// Decides, game by game in schedule order, whether a run is over before
-/// its last game (`arena match --sprt`): `Some(why)` ends it after that game.
-pub type StopRule = Box<dyn FnMut(&GameRecord) -> Option<String> + Send>;
+/// Decides, game by game in schedule order, whether a run, or the pairing
+/// of the game, is over before its last game (`arena match --sprt`, a
+/// gauntlet's `sprt`): `None` plays on.
+pub type StopRule = Box<dyn FnMut(&GameRecord) -> Option<Stop> + Send>;
+
+/// What a [`StopRule`] ended, and why (the text goes to the manifest).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// The run ends after this game.
+    Run(String),
+    /// The pairing of this game (its two bots) ends after it: its games
+    /// later in the schedule are skipped, the others play on.
+    Pairing(String),
+}
+
+/// The two bots of a game, whichever seat: what [`Stop::Pairing`] ends.
+pub fn pairing_of(job: &GameJob) -> [usize; 2] {
+    let [a, b] = job.seats;
+    [a.min(b), a.max(b)]
+}
 
 /// Appends finished games: to the journal at once, to `games.*` as the
 /// completed prefix of the schedule grows.
@@ -1624,25 +1644,74 @@ pub struct Writer {
     journal: File,
     jsonl: File,
     csv: File,
-    /// This run's game indices in schedule order.
+    plan: Plan,
+    finished: usize,
+    /// Records keep the state of every this-many plies (1: every ply).
+    every: usize,
+}
+
+/// What of the schedule is in `games.*`, what is still to come, and the
+/// stop rule that may shorten it.
+struct Plan {
+    /// This run's game indices in schedule order (less what a stop ended).
     order: Vec<u64>,
+    /// Each game's pairing ([`pairing_of`]), by index.
+    pairings: std::collections::HashMap<u64, [usize; 2]>,
     /// How many of `order` are in `games.*`.
     next: usize,
     /// Finished games not yet in `games.*`.
     pending: BTreeMap<u64, GameRecord>,
-    finished: usize,
     stop: Option<StopRule>,
     /// Why the run ended early, once the stop rule said so.
     stopped: Option<String>,
-    /// Records keep the state of every this-many plies (1: every ply).
-    every: usize,
+    /// The pairings a [`Stop::Pairing`] ended, and why, in the order they
+    /// ended.
+    closed: Vec<([usize; 2], String)>,
+}
+
+impl Plan {
+    /// Game `r`, the next of the schedule, joins `games.*`: the stop rule
+    /// sees it, and what it ends is taken out of what is still to come.
+    fn decide(&mut self, r: &GameRecord) {
+        self.next += 1;
+        match self.stop.as_mut().and_then(|s| s(r)) {
+            None => {}
+            Some(Stop::Run(why)) => {
+                self.order.truncate(self.next);
+                self.pending.clear();
+                self.stopped = Some(why);
+            }
+            Some(Stop::Pairing(why)) => {
+                let Some(&pairing) = self.pairings.get(&r.index) else {
+                    return;
+                };
+                let pairings = &self.pairings;
+                let later = self.order.split_off(self.next);
+                self.order.extend(
+                    later
+                        .into_iter()
+                        .filter(|i| pairings.get(i) != Some(&pairing)),
+                );
+                self.pending
+                    .retain(|i, _| pairings.get(i) != Some(&pairing));
+                self.closed.push((pairing, why));
+            }
+        }
+    }
+
+    /// Whether game `index` belongs to a pairing the stop rule ended.
+    fn skipped(&self, index: u64) -> bool {
+        let pairing = self.pairings.get(&index);
+        self.closed.iter().any(|(p, _)| Some(p) == pairing)
+    }
 }
 
 impl Writer {
     /// Rewrites the files from what `resumed` found (dropping any torn
     /// line; `games.jsonl`'s records are read again, one at a time) and
     /// opens them for appending. The games of the prefix, and the journal's
-    /// that extend it, go through `stop` and are shown to `seen`, in order.
+    /// that extend it, go through `stop` and are shown to `seen`, in order:
+    /// they end what they ended when they were played.
     /// Records are written with the state of every `record_states`-th ply
     /// ([`record_line`]; 1: every ply); those already in `games.jsonl` are
     /// copied as they are.
@@ -1650,60 +1719,63 @@ impl Writer {
         dir: &Path,
         jobs: &[GameJob],
         resumed: Resumed,
-        mut stop: Option<StopRule>,
+        stop: Option<StopRule>,
         record_states: usize,
         seen: &mut dyn FnMut(&GameRecord),
     ) -> Result<Writer, StoreError> {
         let every = record_states.max(1);
-        let mut order: Vec<u64> = jobs.iter().map(|j| j.index).collect();
-        let mut done = resumed.journal;
+        let mut plan = Plan {
+            order: jobs.iter().map(|j| j.index).collect(),
+            pairings: jobs.iter().map(|j| (j.index, pairing_of(j))).collect(),
+            next: 0,
+            pending: resumed.journal,
+            stop,
+            stopped: None,
+            closed: Vec::new(),
+        };
         let mut out = GamesWriter::create(dir)?;
-        let mut stopped = None;
         let mut old = Records::open(&dir.join(GAMES_JSONL), Tail::Torn, true)?;
-        let mut next = 0;
-        while next < resumed.prefix && stopped.is_none() {
+        while plan.next < resumed.prefix && plan.stopped.is_none() {
             let Some(line) = old.next() else { break };
             let r = line?.record;
-            stopped = stop.as_mut().and_then(|s| s(&r));
+            plan.decide(&r);
             out.push(&r, old.raw())?;
             seen(&r);
-            next += 1;
         }
         drop(old);
-        while stopped.is_none() {
-            let Some(r) = order.get(next).and_then(|i| done.remove(i)) else {
+        while plan.stopped.is_none() {
+            let Some(r) = plan
+                .order
+                .get(plan.next)
+                .and_then(|i| plan.pending.remove(i))
+            else {
                 break;
             };
-            stopped = stop.as_mut().and_then(|s| s(&r));
+            plan.decide(&r);
             out.push(&r, &record_line(&r, every))?;
             seen(&r);
-            next += 1;
-        }
-        if stopped.is_some() {
-            order.truncate(next);
-            done.clear();
         }
         out.finish()?;
-        let journal: Vec<u8> = done.values().flat_map(|r| record_line(r, every)).collect();
+        let journal: Vec<u8> = plan
+            .pending
+            .values()
+            .flat_map(|r| record_line(r, every))
+            .collect();
         write_atomic(dir, JOURNAL, &journal)?;
         Ok(Writer {
             dir: dir.to_path_buf(),
             journal: open_append(&dir.join(JOURNAL))?,
             jsonl: open_append(&dir.join(GAMES_JSONL))?,
             csv: open_append(&dir.join(GAMES_CSV))?,
-            next,
-            finished: next + done.len(),
-            order,
-            pending: done,
-            stop,
-            stopped,
+            finished: plan.next + plan.pending.len(),
+            plan,
             every,
         })
     }
 
     /// Finished games not yet in `games.*` (from the journal, on resume).
     pub fn pending(&self) -> impl Iterator<Item = &GameRecord> {
-        self.pending.values()
+        self.plan.pending.values()
     }
 
     /// Games finished (in the journal or in `games.*`).
@@ -1713,28 +1785,36 @@ impl Writer {
 
     /// Games in `games.*`.
     pub fn written(&self) -> usize {
-        self.next
+        self.plan.next
     }
 
     /// Why the run ended early, if the stop rule ended it.
     pub fn stopped(&self) -> Option<&str> {
-        self.stopped.as_deref()
+        self.plan.stopped.as_deref()
     }
 
-    /// The indices still to play (none once stopped).
+    /// The pairings the stop rule ended (their later games skipped), with
+    /// why, in the order they ended.
+    pub fn closed(&self) -> &[([usize; 2], String)] {
+        &self.plan.closed
+    }
+
+    /// The indices still to play (none once stopped; none of an ended
+    /// pairing).
     pub fn missing(&self) -> Vec<u64> {
-        self.order[self.next..]
+        self.plan.order[self.plan.next..]
             .iter()
-            .filter(|i| !self.pending.contains_key(i))
+            .filter(|i| !self.plan.pending.contains_key(i))
             .copied()
             .collect()
     }
 
     /// Journals `batch` (one fsync), then appends the grown prefix to
     /// `games.*` and returns it. After the stop rule ended the run, games
-    /// are ignored.
+    /// are ignored; a game of a pairing it ended (one that was playing when
+    /// its pairing ended) stays in the journal only.
     pub fn accept(&mut self, batch: Vec<GameRecord>) -> Result<Vec<GameRecord>, StoreError> {
-        if self.stopped.is_some() {
+        if self.plan.stopped.is_some() {
             return Ok(Vec::new());
         }
         let jp = self.dir.join(JOURNAL);
@@ -1744,24 +1824,24 @@ impl Writer {
             .collect();
         self.journal.write_all(&lines).map_err(io_err(&jp))?;
         self.journal.sync_data().map_err(io_err(&jp))?;
-        self.finished += batch.len();
         for rec in batch {
-            self.pending.insert(rec.index, rec);
+            if !self.plan.skipped(rec.index) {
+                self.finished += 1;
+                self.plan.pending.insert(rec.index, rec);
+            }
         }
         let mut lines = Vec::new();
         let mut ready = Vec::new();
         while let Some(r) = self
+            .plan
             .order
-            .get(self.next)
-            .and_then(|i| self.pending.remove(i))
+            .get(self.plan.next)
+            .and_then(|i| self.plan.pending.remove(i))
         {
             lines.extend(record_line(&r, self.every));
-            self.stopped = self.stop.as_mut().and_then(|s| s(&r));
+            self.plan.decide(&r);
             ready.push(r);
-            self.next += 1;
-            if self.stopped.is_some() {
-                self.order.truncate(self.next);
-                self.pending.clear();
+            if self.plan.stopped.is_some() {
                 break;
             }
         }
@@ -1776,10 +1856,10 @@ impl Writer {
     /// Every game is in `games.*`: the journal has served its purpose.
     pub fn complete(self) -> Result<(), StoreError> {
         assert!(
-            self.next == self.order.len() && self.pending.is_empty(),
+            self.plan.next == self.plan.order.len() && self.plan.pending.is_empty(),
             "complete() with {} of {} games written",
-            self.next,
-            self.order.len()
+            self.plan.next,
+            self.plan.order.len()
         );
         let p = self.dir.join(JOURNAL);
         fs::remove_file(&p).map_err(io_err(&p))?;

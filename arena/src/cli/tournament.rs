@@ -7,6 +7,7 @@ use std::sync::Arc;
 use clap::Args;
 
 use super::Error;
+use arena::display::escape;
 use arena::rating::RatingOptions;
 use arena::run::config::{Config, ConfigError};
 use arena::run::schedule::Shard;
@@ -163,6 +164,23 @@ fn run_one(args: &TournamentArgs, path: &Path) -> Result<(), Error> {
         print!("{}", summary.standings.table());
     }
     println!("{}", summary.distinct.line());
+    // Each challenger's test, from its own side: W-D-L and Elo are the
+    // challenger's against the champion.
+    for t in &summary.sprt {
+        println!(
+            "sprt {} vs {}: {}",
+            escape(&t.challenger),
+            escape(&t.champion),
+            t.sprt.progress_line()
+        );
+    }
+    if !summary.sprt.is_empty() {
+        println!(
+            "sprt {}: {}",
+            summary.sprt[0].sprt.params(),
+            summary.dir.join(store::SPRT_CSV).display()
+        );
+    }
     println!(
         "reports: {} ({}, {})",
         summary.dir.display(),
