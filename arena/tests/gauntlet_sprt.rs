@@ -193,18 +193,47 @@ fn sprt_config_errors_name_the_key() {
         assert!(err.contains("gsprt.toml"), "{extra}: {err}");
     }
     assert!(!tmp.path().join("never").exists());
+}
 
-    // Shards would each test on every n-th pair: refused, for now.
+/// With `sprt`, a shard plays whole pairings (every n-th challenger): each
+/// test reads the games the whole run's reads, and the merge of the
+/// shards is the whole run, `sprt.csv` included.
+#[test]
+fn shards_play_whole_pairings_and_merge_into_the_whole_run() {
+    let tmp = tempfile::tempdir().unwrap();
     let config = write_gauntlet(tmp.path(), "");
+    let whole = tmp.path().join("whole");
+    tournament(&config, &whole, &["--concurrency", "2"]);
+    let mut parts = Vec::new();
+    for k in 1..=2 {
+        let dir = tmp.path().join(format!("shard{k}"));
+        tournament(&config, &dir, &["--shard", &format!("{k}/2")]);
+        parts.push(dir);
+    }
+    // Each shard holds one challenger's pairing, all of it.
+    let rows: Vec<Vec<Vec<String>>> = parts
+        .iter()
+        .map(|d| read_csv(&d.join("sprt.csv")))
+        .collect();
+    assert_eq!(games_of(&parts[0], "equal"), 30);
+    assert_eq!(games_of(&parts[0], "strong"), 0);
+    assert_eq!(games_of(&parts[1], "equal"), 0);
+    assert_eq!(rows[1][1][..3], ["strong", "champ", "H1"]);
+    let merged = tmp.path().join("merged");
     let out = arena(&[
-        "tournament",
-        config.to_str().unwrap(),
+        "merge",
+        parts[0].to_str().unwrap(),
+        parts[1].to_str().unwrap(),
         "--out",
-        tmp.path().join("shard").to_str().unwrap(),
-        "--shard",
-        "1/2",
+        merged.to_str().unwrap(),
     ]);
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("does not run in shards yet"), "{err}");
+    ok(&out);
+    assert_same_results(&whole, &merged);
+    for f in ["sprt.csv", "ratings.csv"] {
+        assert_eq!(
+            std::fs::read_to_string(merged.join(f)).unwrap(),
+            std::fs::read_to_string(whole.join(f)).unwrap(),
+            "{f}"
+        );
+    }
 }

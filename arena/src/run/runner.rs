@@ -308,6 +308,95 @@ fn gauntlet_sprt(
     Ok(Some((text, rule, tests)))
 }
 
+/// How a schedule is split into shards: by seat-swapped pair
+/// ([`Shard::contains`]: every n-th pair), or, in a gauntlet with `sprt`,
+/// by pairing: every n-th challenger in bot order plays all its games in
+/// one shard, so that its test reads the games the whole run's would, in
+/// the same order, and stops on the same one.
+pub struct Sharding {
+    /// Per pairing ([`store::pairing_of`]), its number from 0 in bot
+    /// order; `None`: by pair.
+    pairings: Option<BTreeMap<[usize; 2], u64>>,
+}
+
+impl Sharding {
+    pub fn of(config: &Normalized, jobs: &[GameJob]) -> Sharding {
+        if config.sprt.is_none() || config.champion.is_none() {
+            return Sharding { pairings: None };
+        }
+        // Numbered in bot order: a gauntlet's pairings all hold the
+        // champion, so the sorted pairs order them by challenger.
+        let set: BTreeSet<[usize; 2]> = jobs.iter().map(store::pairing_of).collect();
+        Sharding {
+            pairings: Some(set.into_iter().zip(0..).collect()),
+        }
+    }
+
+    /// Which shard (1-based) of `n` plays `job`.
+    pub fn shard_of(&self, n: u64, job: &GameJob) -> u64 {
+        match &self.pairings {
+            None => Shard { k: 1, n }.of_pair(job.pair),
+            Some(p) => p.get(&store::pairing_of(job)).copied().unwrap_or(0) % n + 1,
+        }
+    }
+
+    /// Whether shard `s` plays `job`.
+    pub fn holds(&self, s: Shard, job: &GameJob) -> bool {
+        self.shard_of(s.n, job) == s.k
+    }
+}
+
+/// A gauntlet's `sprt` replayed over games already played (`arena
+/// merge`): the games each test skipped, and the tests.
+pub struct SprtReplay {
+    rule: StopRule,
+    tests: Tests,
+    /// Per pairing whose test decided, the index of the deciding game.
+    decided: BTreeMap<[usize; 2], u64>,
+    /// The rule's description, as in the manifest.
+    pub text: String,
+}
+
+impl SprtReplay {
+    /// `None` without a gauntlet `sprt`.
+    pub fn of(config: &Normalized) -> Result<Option<SprtReplay>, TournamentError> {
+        Ok(
+            gauntlet_sprt(config)?.map(|(text, rule, tests)| SprtReplay {
+                rule,
+                tests,
+                decided: BTreeMap::new(),
+                text,
+            }),
+        )
+    }
+
+    /// Feeds game `r` of pairing `pairing`; the games of each pairing in
+    /// schedule order.
+    pub fn add(&mut self, r: &GameRecord, pairing: [usize; 2]) {
+        if let Some(Stop::Pairing(_)) = (self.rule)(r) {
+            self.decided.insert(pairing, r.index);
+        }
+    }
+
+    /// Whether the test of `job`'s pairing decided before it.
+    pub fn skipped(&self, job: &GameJob) -> bool {
+        self.decided
+            .get(&store::pairing_of(job))
+            .is_some_and(|&at| job.index > at)
+    }
+
+    /// Writes `sprt.csv` in `dir` and returns the tests.
+    pub fn finish(self, dir: &Path) -> Result<Vec<PairingTest>, TournamentError> {
+        let tests = self
+            .tests
+            .lock()
+            .expect("no panic holding the tests")
+            .clone();
+        write_sprt_csv(dir, &tests)?;
+        Ok(tests)
+    }
+}
+
 /// `sprt.csv`: each test's verdict, LLR, bounds, games and estimate.
 fn write_sprt_csv(dir: &Path, tests: &[PairingTest]) -> Result<(), TournamentError> {
     let mut w = csv::Writer::from_writer(Vec::new());
@@ -392,23 +481,15 @@ pub async fn run_with<P: Player>(
     opts: &RunOptions,
     hooks: Hooks<'_>,
 ) -> Result<Summary, TournamentError> {
-    if let (Some(sprt), Some(shard)) = (&config.sprt, opts.shard) {
-        // Each test reads its pairing's games in schedule order; a shard
-        // holds every n-th pair of each pairing, so its tests would decide
-        // on other games than the whole run's.
-        return Err(TournamentError::Refused(format!(
-            "--shard {shard}: a gauntlet with `sprt` ({sprt}) does not run in shards yet: \
-             each challenger's test reads all of its pairing's games in order; run it whole"
-        )));
-    }
     let all = jobs_for(config);
     let total = all.len() as u64;
     let pairs = all.last().map_or(0, |j| j.pair + 1);
     let reuse = super::openings::reuse_warning(config.openings.as_ref(), pairs);
+    let sharding = Sharding::of(config, &all);
     let jobs: Vec<GameJob> = all
         .into_iter()
         .filter(|j| match opts.shard {
-            Some(s) => s.contains(j),
+            Some(s) => sharding.holds(s, j),
             None => true,
         })
         .collect();
