@@ -95,7 +95,10 @@ fn each_challenger_stops_on_its_own_and_resume_gives_the_same_result() {
     // The strong challenger's test decided early: its pairing's other
     // games were skipped, the equal one's all played.
     let strong_games: usize = strong[6].parse().unwrap();
-    assert!(strong_games < 30 && strong_games % 2 == 0, "{strong:?}");
+    assert!(
+        strong_games < 30 && strong_games.is_multiple_of(2),
+        "{strong:?}"
+    );
     assert_eq!(equal[6], "30");
     assert_eq!(games_of(&whole, "strong"), strong_games);
     assert_eq!(games_of(&whole, "equal"), 30);
@@ -227,7 +230,11 @@ fn shards_play_whole_pairings_and_merge_into_the_whole_run() {
         "--out",
         merged.to_str().unwrap(),
     ]);
-    ok(&out);
+    let stdout = ok(&out);
+    assert!(
+        stdout.contains("sprt strong vs champ: pairs ") && stdout.contains("H1 accepted"),
+        "{stdout}"
+    );
     assert_same_results(&whole, &merged);
     for f in ["sprt.csv", "ratings.csv"] {
         assert_eq!(

@@ -164,23 +164,7 @@ fn run_one(args: &TournamentArgs, path: &Path) -> Result<(), Error> {
         print!("{}", summary.standings.table());
     }
     println!("{}", summary.distinct.line());
-    // Each challenger's test, from its own side: W-D-L and Elo are the
-    // challenger's against the champion.
-    for t in &summary.sprt {
-        println!(
-            "sprt {} vs {}: {}",
-            escape(&t.challenger),
-            escape(&t.champion),
-            t.sprt.progress_line()
-        );
-    }
-    if !summary.sprt.is_empty() {
-        println!(
-            "sprt {}: {}",
-            summary.sprt[0].sprt.params(),
-            summary.dir.join(store::SPRT_CSV).display()
-        );
-    }
+    print_sprt(&summary.dir, &summary.sprt);
     println!(
         "reports: {} ({}, {})",
         summary.dir.display(),
@@ -198,4 +182,25 @@ fn run_one(args: &TournamentArgs, path: &Path) -> Result<(), Error> {
         print!("{}", summary.standings.forfeits_line());
     }
     Ok(())
+}
+
+/// A gauntlet's tests, one line each, from the challenger's side (W-D-L
+/// and Elo are the challenger's against the champion), and where
+/// `sprt.csv` is.
+pub(super) fn print_sprt(dir: &Path, tests: &[arena::run::runner::PairingTest]) {
+    for t in tests {
+        println!(
+            "sprt {} vs {}: {}",
+            escape(&t.challenger),
+            escape(&t.champion),
+            t.sprt.progress_line()
+        );
+    }
+    if let Some(t) = tests.first() {
+        println!(
+            "sprt {}: {}",
+            t.sprt.params(),
+            dir.join(store::SPRT_CSV).display()
+        );
+    }
 }

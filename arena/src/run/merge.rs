@@ -16,6 +16,8 @@ pub struct MergeSummary {
     pub dir: PathBuf,
     pub games: usize,
     pub standings: Standings,
+    /// A gauntlet's `sprt`: each challenger's test, replayed.
+    pub sprt: Vec<super::runner::PairingTest>,
 }
 
 /// Combines the outputs of shard runs (or any runs of the same config and
@@ -238,9 +240,10 @@ pub fn merge(dirs: &[PathBuf], out: Option<&Path>) -> Result<MergeSummary, Tourn
     }
     let merged = games.count as usize;
     games.finish()?;
-    if let Some(replay) = replay {
-        replay.finish(&out)?;
-    }
+    let sprt = match replay {
+        Some(replay) => replay.finish(&out)?,
+        None => Vec::new(),
+    };
     let distinct = super::distinct::Distinct::of_dir(&out)?;
     manifest.warnings.extend(distinct.warning());
     manifest.distinct = Some(distinct);
@@ -251,6 +254,7 @@ pub fn merge(dirs: &[PathBuf], out: Option<&Path>) -> Result<MergeSummary, Tourn
         dir: out,
         games: merged,
         standings,
+        sprt,
     })
 }
 
