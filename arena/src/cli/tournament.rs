@@ -37,7 +37,8 @@ pub struct TournamentArgs {
     /// Replace the run already in --out (removes only the files its manifest lists).
     #[arg(long)]
     pub overwrite: bool,
-    /// Play only shard K of N (K from 1): the games whose pair id is K-1 modulo N.
+    /// Play only shard K of N (K from 1): the games whose pair id is K-1 modulo N
+    /// (a gauntlet with `sprt`: every game of every N-th challenger from the K-th).
     #[arg(long, value_name = "K/N")]
     pub shard: Option<Shard>,
     /// No progress output (the final standings are still printed).
