@@ -37,7 +37,7 @@ use crate::display::escape;
 use crate::run::config::Normalized;
 use crate::run::schedule::{GameJob, Shard};
 use arena_core::games::{ParamError, ParseError, PlayError};
-use arena_core::record::{CsvRow, GameRecord, CSV_HEADER};
+use arena_core::record::{CsvRow, GameRecord, GameResult, CSV_HEADER};
 
 pub const MANIFEST: &str = "tournament.json";
 pub const JOURNAL: &str = "journal.jsonl";
@@ -51,6 +51,8 @@ pub const RATINGS: &str = "ratings.csv";
 pub const CROSSTABLE: &str = "crosstable.csv";
 /// Likelihood of superiority of every bot over every other.
 pub const LOS: &str = "los.csv";
+/// A gauntlet's sequential tests, one per challenger (config `sprt`).
+pub const SPRT_CSV: &str = "sprt.csv";
 /// The HTML report.
 pub const INDEX_HTML: &str = "index.html";
 /// Held (flock) by the process running in a directory.
@@ -71,6 +73,7 @@ pub fn run_files() -> Vec<String> {
         RATINGS,
         CROSSTABLE,
         LOS,
+        SPRT_CSV,
         INDEX_HTML,
         "logs/",
         "replays/",
@@ -553,11 +556,13 @@ impl From<StoreError> for LoadError {
     }
 }
 
-/// One game of a games file: a record (`games.jsonl`) or a row
-/// (`games.csv`).
+/// One game of a games file: a record (`games.jsonl`), a row
+/// (`games.csv`) or a row of a results file from elsewhere
+/// ([`ResultColumns`]).
 pub enum GameLine<'a> {
     Record(&'a GameRecord),
     Row(&'a CsvRow),
+    Result(&'a ResultRow),
 }
 
 /// Resolves a games file: a directory means its `games.jsonl` (the full
@@ -587,21 +592,270 @@ pub fn scan_games(path: &Path, mut each: impl FnMut(GameLine<'_>)) -> Result<(),
         }
         return Ok(());
     }
-    let f = File::open(&file).map_err(|source| LoadError::Io {
+    let (mut reader, headers) = open_csv(&file)?;
+    if let Some(columns) = ResultColumns::of(&headers).map_err(|message| LoadError::Malformed {
         path: file.clone(),
+        line: 1,
+        message,
+    })? {
+        return scan_results(&file, reader, &columns, each);
+    }
+    for row in reader.deserialize::<CsvRow>() {
+        each(GameLine::Row(
+            &row.map_err(|e| csv_error(&file, e, &headers))?,
+        ));
+    }
+    Ok(())
+}
+
+/// A CSV games file and its header.
+fn open_csv(file: &Path) -> Result<(csv::Reader<io::BufReader<File>>, Vec<String>), LoadError> {
+    let f = File::open(file).map_err(|source| LoadError::Io {
+        path: file.to_path_buf(),
         source,
     })?;
     let mut reader = csv::Reader::from_reader(io::BufReader::new(f));
     let headers = reader
         .headers()
-        .map_err(|e| csv_error(&file, e, &[]))?
+        .map_err(|e| csv_error(file, e, &[]))?
         .iter()
         .map(str::to_string)
         .collect::<Vec<_>>();
-    for row in reader.deserialize::<CsvRow>() {
-        each(GameLine::Row(
-            &row.map_err(|e| csv_error(&file, e, &headers))?,
-        ));
+    Ok((reader, headers))
+}
+
+/// A game of a results file from elsewhere (see [`ResultColumns`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResultRow {
+    /// Its place among the file's games, from 0: Elo is updated in file
+    /// order.
+    pub index: u64,
+    /// The `round` column; 0 without one (all games one Glicko period).
+    pub round: u64,
+    /// Its seat-swapped pair, numbered by first appearance: from the `pair`
+    /// column, else from the `opening` column, else a pair of its own.
+    pub pair: u64,
+    /// The bots in seat 0 and seat 1.
+    pub seats: [String; 2],
+    /// From seat 0's point of view.
+    pub result: GameResult,
+}
+
+/// The columns of a minimal results file, one written by something other
+/// than arena: any CSV whose header has no `index` column (arena's
+/// `games.csv` starts with one). It needs `seat0`, `seat1` and `result`
+/// (`1-0`, `0-1`, `1/2-1/2`); it may have
+/// - `round`: a number, the Glicko rating period (without it every game is
+///   in one period);
+/// - `pair`: any text; games with the same text and the same two bots are
+///   one seat-swapped pair (one cluster of the intervals, one pentanomial
+///   outcome);
+/// - `opening`: any text; without a `pair` column, consecutive games of the
+///   same two bots on the same opening are paired two by two (how
+///   cutechess plays an opening with seats swapped).
+///
+/// Header names are matched without case or surrounding spaces; other
+/// columns are ignored (and named by [`ResultColumns::ignored`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResultColumns {
+    seat0: usize,
+    seat1: usize,
+    result: usize,
+    round: Option<usize>,
+    pair: Option<usize>,
+    opening: Option<usize>,
+    names: Vec<String>,
+    /// The header's columns that none of the above reads.
+    pub ignored: Vec<String>,
+}
+
+/// The optional columns of a results file, in the order they are listed.
+pub const RESULT_OPTIONAL_COLUMNS: [&str; 3] = ["round", "pair", "opening"];
+
+impl ResultColumns {
+    /// The columns of a header; `None` for arena's own `games.csv` (it has
+    /// an `index` column).
+    pub fn of(headers: &[String]) -> Result<Option<ResultColumns>, String> {
+        let names: Vec<String> = headers.iter().map(|h| h.trim().to_lowercase()).collect();
+        if names.iter().any(|n| n == "index") {
+            return Ok(None);
+        }
+        let find = |want: &str| -> Result<Option<usize>, String> {
+            let mut at = names.iter().enumerate().filter(|(_, n)| *n == want);
+            let first = at.next().map(|(i, _)| i);
+            if let Some((i, _)) = at.next() {
+                return Err(format!(
+                    "columns {} and {} are both `{want}`",
+                    first.unwrap_or(0) + 1,
+                    i + 1
+                ));
+            }
+            Ok(first)
+        };
+        let need = |want: &str| -> Result<usize, String> {
+            find(want)?.ok_or_else(|| {
+                format!(
+                    "no column `{want}`: a results file needs the columns seat0, seat1 \
+                     and result (optional: round, pair, opening); the header has {}",
+                    if headers.is_empty() {
+                        "none".to_string()
+                    } else {
+                        headers
+                            .iter()
+                            .map(|h| format!("`{}`", escape(h)))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    }
+                )
+            })
+        };
+        let (seat0, seat1, result) = (need("seat0")?, need("seat1")?, need("result")?);
+        let (round, pair, opening) = (find("round")?, find("pair")?, find("opening")?);
+        // With a pair column, an opening column pairs nothing: ignored.
+        let read = [
+            Some(seat0),
+            Some(seat1),
+            Some(result),
+            round,
+            pair,
+            opening.filter(|_| pair.is_none()),
+        ];
+        let ignored = headers
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !read.contains(&Some(*i)))
+            .map(|(_, h)| h.clone())
+            .collect();
+        Ok(Some(ResultColumns {
+            seat0,
+            seat1,
+            result,
+            round,
+            pair,
+            opening,
+            names,
+            ignored,
+        }))
+    }
+
+    /// The optional columns read, of [`RESULT_OPTIONAL_COLUMNS`] (`opening`
+    /// only without a `pair` column: the pair column pairs the games).
+    pub fn used(&self) -> Vec<&'static str> {
+        let present = [
+            self.round,
+            self.pair,
+            self.opening.filter(|_| self.pair.is_none()),
+        ];
+        RESULT_OPTIONAL_COLUMNS
+            .into_iter()
+            .zip(present)
+            .filter_map(|(name, at)| at.map(|_| name))
+            .collect()
+    }
+
+    /// Whether the file's games are paired (a `pair` or `opening` column).
+    pub fn paired(&self) -> bool {
+        self.pair.is_some() || self.opening.is_some()
+    }
+}
+
+/// The columns of `path` if it is a minimal results file (see
+/// [`ResultColumns`]); `None` for a `games.jsonl` or arena's `games.csv`.
+pub fn results_columns(path: &Path) -> Result<Option<ResultColumns>, LoadError> {
+    let file = games_file(path)?;
+    if file.extension().is_some_and(|e| e == "jsonl") {
+        return Ok(None);
+    }
+    let (_, headers) = open_csv(&file)?;
+    ResultColumns::of(&headers).map_err(|message| LoadError::Malformed {
+        path: file,
+        line: 1,
+        message,
+    })
+}
+
+/// The games of a results file, in file order.
+fn scan_results(
+    file: &Path,
+    mut reader: csv::Reader<io::BufReader<File>>,
+    c: &ResultColumns,
+    mut each: impl FnMut(GameLine<'_>),
+) -> Result<(), LoadError> {
+    // Pair ids by first appearance: of a `pair` cell, or of the k-th pair
+    // of games of two bots on one opening.
+    let mut pair_ids: std::collections::HashMap<(String, String, String, u64), u64> =
+        Default::default();
+    let mut on_opening: std::collections::HashMap<(String, String, String), u64> =
+        Default::default();
+    let mut index = 0u64;
+    for row in reader.records() {
+        let row = row.map_err(|e| csv_error(file, e, &c.names))?;
+        let line = row.position().map_or(0, |p| p.line());
+        let bad = |col: usize, what: String| LoadError::Malformed {
+            path: file.to_path_buf(),
+            line,
+            message: format!("column {} (`{}`): {what}", col + 1, c.names[col]),
+        };
+        let cell = |col: usize| row.get(col).unwrap_or("").trim();
+        if row.iter().all(|f| f.trim().is_empty()) {
+            continue;
+        }
+        let mut seats = [String::new(), String::new()];
+        for (seat, col) in [c.seat0, c.seat1].into_iter().enumerate() {
+            let name = arena_core::record::csv_text(cell(col));
+            if name.is_empty() {
+                return Err(bad(col, "no bot name".to_string()));
+            }
+            seats[seat] = name.to_string();
+        }
+        let result: GameResult = cell(c.result)
+            .parse()
+            .map_err(|e: arena_core::record::WordError| bad(c.result, e.to_string()))?;
+        let round = match c.round {
+            Some(col) => cell(col).parse::<u64>().map_err(|_| {
+                bad(
+                    col,
+                    format!(
+                        "`{}` is not a round number (0, 1, 2, ...)",
+                        escape(cell(col))
+                    ),
+                )
+            })?,
+            None => 0,
+        };
+        let (lo, hi) = if seats[0] <= seats[1] {
+            (&seats[0], &seats[1])
+        } else {
+            (&seats[1], &seats[0])
+        };
+        let key = match (c.pair, c.opening) {
+            (Some(col), _) if !cell(col).is_empty() => {
+                Some((cell(col).to_string(), lo.clone(), hi.clone(), 0))
+            }
+            (None, Some(col)) if !cell(col).is_empty() => {
+                let k = (cell(col).to_string(), lo.clone(), hi.clone());
+                let n = on_opening.entry(k.clone()).or_default();
+                *n += 1;
+                Some((k.0, k.1, k.2, (*n - 1) / 2))
+            }
+            _ => None,
+        };
+        let pair = match key {
+            // An unpaired game gets an id no pair has: a pair of its own.
+            None => u64::MAX - index,
+            Some(k) => {
+                let fresh = pair_ids.len() as u64;
+                *pair_ids.entry(k).or_insert(fresh)
+            }
+        };
+        each(GameLine::Result(&ResultRow {
+            index,
+            round,
+            pair,
+            seats,
+            result,
+        }));
+        index += 1;
     }
     Ok(())
 }
@@ -1362,9 +1616,26 @@ pub fn copy_logs(from: &Path, to_dir: &Path) -> Result<(), StoreError> {
 // ---------------------------------------------------------------------------
 // The writer of a run's records.
 
-/// Decides, game by game in schedule order, whether a run is over before
-/// its last game (`arena match --sprt`): `Some(why)` ends it after that game.
-pub type StopRule = Box<dyn FnMut(&GameRecord) -> Option<String> + Send>;
+/// Decides, game by game in schedule order, whether a run, or the pairing
+/// of the game, is over before its last game (`arena match --sprt`, a
+/// gauntlet's `sprt`): `None` plays on.
+pub type StopRule = Box<dyn FnMut(&GameRecord) -> Option<Stop> + Send>;
+
+/// What a [`StopRule`] ended, and why (the text goes to the manifest).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// The run ends after this game.
+    Run(String),
+    /// The pairing of this game (its two bots) ends after it: its games
+    /// later in the schedule are skipped, the others play on.
+    Pairing(String),
+}
+
+/// The two bots of a game, whichever seat: what [`Stop::Pairing`] ends.
+pub fn pairing_of(job: &GameJob) -> [usize; 2] {
+    let [a, b] = job.seats;
+    [a.min(b), a.max(b)]
+}
 
 /// Appends finished games: to the journal at once, to `games.*` as the
 /// completed prefix of the schedule grows.
@@ -1373,25 +1644,74 @@ pub struct Writer {
     journal: File,
     jsonl: File,
     csv: File,
-    /// This run's game indices in schedule order.
+    plan: Plan,
+    finished: usize,
+    /// Records keep the state of every this-many plies (1: every ply).
+    every: usize,
+}
+
+/// What of the schedule is in `games.*`, what is still to come, and the
+/// stop rule that may shorten it.
+struct Plan {
+    /// This run's game indices in schedule order (less what a stop ended).
     order: Vec<u64>,
+    /// Each game's pairing ([`pairing_of`]), by index.
+    pairings: std::collections::HashMap<u64, [usize; 2]>,
     /// How many of `order` are in `games.*`.
     next: usize,
     /// Finished games not yet in `games.*`.
     pending: BTreeMap<u64, GameRecord>,
-    finished: usize,
     stop: Option<StopRule>,
     /// Why the run ended early, once the stop rule said so.
     stopped: Option<String>,
-    /// Records keep the state of every this-many plies (1: every ply).
-    every: usize,
+    /// The pairings a [`Stop::Pairing`] ended, and why, in the order they
+    /// ended.
+    closed: Vec<([usize; 2], String)>,
+}
+
+impl Plan {
+    /// Game `r`, the next of the schedule, joins `games.*`: the stop rule
+    /// sees it, and what it ends is taken out of what is still to come.
+    fn decide(&mut self, r: &GameRecord) {
+        self.next += 1;
+        match self.stop.as_mut().and_then(|s| s(r)) {
+            None => {}
+            Some(Stop::Run(why)) => {
+                self.order.truncate(self.next);
+                self.pending.clear();
+                self.stopped = Some(why);
+            }
+            Some(Stop::Pairing(why)) => {
+                let Some(&pairing) = self.pairings.get(&r.index) else {
+                    return;
+                };
+                let pairings = &self.pairings;
+                let later = self.order.split_off(self.next);
+                self.order.extend(
+                    later
+                        .into_iter()
+                        .filter(|i| pairings.get(i) != Some(&pairing)),
+                );
+                self.pending
+                    .retain(|i, _| pairings.get(i) != Some(&pairing));
+                self.closed.push((pairing, why));
+            }
+        }
+    }
+
+    /// Whether game `index` belongs to a pairing the stop rule ended.
+    fn skipped(&self, index: u64) -> bool {
+        let pairing = self.pairings.get(&index);
+        self.closed.iter().any(|(p, _)| Some(p) == pairing)
+    }
 }
 
 impl Writer {
     /// Rewrites the files from what `resumed` found (dropping any torn
     /// line; `games.jsonl`'s records are read again, one at a time) and
     /// opens them for appending. The games of the prefix, and the journal's
-    /// that extend it, go through `stop` and are shown to `seen`, in order.
+    /// that extend it, go through `stop` and are shown to `seen`, in order:
+    /// they end what they ended when they were played.
     /// Records are written with the state of every `record_states`-th ply
     /// ([`record_line`]; 1: every ply); those already in `games.jsonl` are
     /// copied as they are.
@@ -1399,60 +1719,63 @@ impl Writer {
         dir: &Path,
         jobs: &[GameJob],
         resumed: Resumed,
-        mut stop: Option<StopRule>,
+        stop: Option<StopRule>,
         record_states: usize,
         seen: &mut dyn FnMut(&GameRecord),
     ) -> Result<Writer, StoreError> {
         let every = record_states.max(1);
-        let mut order: Vec<u64> = jobs.iter().map(|j| j.index).collect();
-        let mut done = resumed.journal;
+        let mut plan = Plan {
+            order: jobs.iter().map(|j| j.index).collect(),
+            pairings: jobs.iter().map(|j| (j.index, pairing_of(j))).collect(),
+            next: 0,
+            pending: resumed.journal,
+            stop,
+            stopped: None,
+            closed: Vec::new(),
+        };
         let mut out = GamesWriter::create(dir)?;
-        let mut stopped = None;
         let mut old = Records::open(&dir.join(GAMES_JSONL), Tail::Torn, true)?;
-        let mut next = 0;
-        while next < resumed.prefix && stopped.is_none() {
+        while plan.next < resumed.prefix && plan.stopped.is_none() {
             let Some(line) = old.next() else { break };
             let r = line?.record;
-            stopped = stop.as_mut().and_then(|s| s(&r));
+            plan.decide(&r);
             out.push(&r, old.raw())?;
             seen(&r);
-            next += 1;
         }
         drop(old);
-        while stopped.is_none() {
-            let Some(r) = order.get(next).and_then(|i| done.remove(i)) else {
+        while plan.stopped.is_none() {
+            let Some(r) = plan
+                .order
+                .get(plan.next)
+                .and_then(|i| plan.pending.remove(i))
+            else {
                 break;
             };
-            stopped = stop.as_mut().and_then(|s| s(&r));
+            plan.decide(&r);
             out.push(&r, &record_line(&r, every))?;
             seen(&r);
-            next += 1;
-        }
-        if stopped.is_some() {
-            order.truncate(next);
-            done.clear();
         }
         out.finish()?;
-        let journal: Vec<u8> = done.values().flat_map(|r| record_line(r, every)).collect();
+        let journal: Vec<u8> = plan
+            .pending
+            .values()
+            .flat_map(|r| record_line(r, every))
+            .collect();
         write_atomic(dir, JOURNAL, &journal)?;
         Ok(Writer {
             dir: dir.to_path_buf(),
             journal: open_append(&dir.join(JOURNAL))?,
             jsonl: open_append(&dir.join(GAMES_JSONL))?,
             csv: open_append(&dir.join(GAMES_CSV))?,
-            next,
-            finished: next + done.len(),
-            order,
-            pending: done,
-            stop,
-            stopped,
+            finished: plan.next + plan.pending.len(),
+            plan,
             every,
         })
     }
 
     /// Finished games not yet in `games.*` (from the journal, on resume).
     pub fn pending(&self) -> impl Iterator<Item = &GameRecord> {
-        self.pending.values()
+        self.plan.pending.values()
     }
 
     /// Games finished (in the journal or in `games.*`).
@@ -1462,28 +1785,36 @@ impl Writer {
 
     /// Games in `games.*`.
     pub fn written(&self) -> usize {
-        self.next
+        self.plan.next
     }
 
     /// Why the run ended early, if the stop rule ended it.
     pub fn stopped(&self) -> Option<&str> {
-        self.stopped.as_deref()
+        self.plan.stopped.as_deref()
     }
 
-    /// The indices still to play (none once stopped).
+    /// The pairings the stop rule ended (their later games skipped), with
+    /// why, in the order they ended.
+    pub fn closed(&self) -> &[([usize; 2], String)] {
+        &self.plan.closed
+    }
+
+    /// The indices still to play (none once stopped; none of an ended
+    /// pairing).
     pub fn missing(&self) -> Vec<u64> {
-        self.order[self.next..]
+        self.plan.order[self.plan.next..]
             .iter()
-            .filter(|i| !self.pending.contains_key(i))
+            .filter(|i| !self.plan.pending.contains_key(i))
             .copied()
             .collect()
     }
 
     /// Journals `batch` (one fsync), then appends the grown prefix to
     /// `games.*` and returns it. After the stop rule ended the run, games
-    /// are ignored.
+    /// are ignored; a game of a pairing it ended (one that was playing when
+    /// its pairing ended) stays in the journal only.
     pub fn accept(&mut self, batch: Vec<GameRecord>) -> Result<Vec<GameRecord>, StoreError> {
-        if self.stopped.is_some() {
+        if self.plan.stopped.is_some() {
             return Ok(Vec::new());
         }
         let jp = self.dir.join(JOURNAL);
@@ -1493,24 +1824,24 @@ impl Writer {
             .collect();
         self.journal.write_all(&lines).map_err(io_err(&jp))?;
         self.journal.sync_data().map_err(io_err(&jp))?;
-        self.finished += batch.len();
         for rec in batch {
-            self.pending.insert(rec.index, rec);
+            if !self.plan.skipped(rec.index) {
+                self.finished += 1;
+                self.plan.pending.insert(rec.index, rec);
+            }
         }
         let mut lines = Vec::new();
         let mut ready = Vec::new();
         while let Some(r) = self
+            .plan
             .order
-            .get(self.next)
-            .and_then(|i| self.pending.remove(i))
+            .get(self.plan.next)
+            .and_then(|i| self.plan.pending.remove(i))
         {
             lines.extend(record_line(&r, self.every));
-            self.stopped = self.stop.as_mut().and_then(|s| s(&r));
+            self.plan.decide(&r);
             ready.push(r);
-            self.next += 1;
-            if self.stopped.is_some() {
-                self.order.truncate(self.next);
-                self.pending.clear();
+            if self.plan.stopped.is_some() {
                 break;
             }
         }
@@ -1525,10 +1856,10 @@ impl Writer {
     /// Every game is in `games.*`: the journal has served its purpose.
     pub fn complete(self) -> Result<(), StoreError> {
         assert!(
-            self.next == self.order.len() && self.pending.is_empty(),
+            self.plan.next == self.plan.order.len() && self.plan.pending.is_empty(),
             "complete() with {} of {} games written",
-            self.next,
-            self.order.len()
+            self.plan.next,
+            self.plan.order.len()
         );
         let p = self.dir.join(JOURNAL);
         fs::remove_file(&p).map_err(io_err(&p))?;

@@ -410,3 +410,264 @@ fn a_perfect_score_is_flagged_and_open_ended() {
     assert_eq!(l[col("bt_note")], "anchor: the others are rated against it");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The games of [`write_games`] as a minimal results file: `seat0,seat1,
+/// result` and whichever of `round`, `pair`, `opening` and an unknown
+/// column `cols` asks for.
+fn write_results(dir: &Path, name: &str, cols: &[&str]) -> PathBuf {
+    let full = read_csv(&write_games(dir));
+    let at = |c: &str| full[0].iter().position(|h| h == c).unwrap();
+    let mut header = vec!["Seat0", " seat1 ", "RESULT"];
+    header.extend(cols);
+    let mut text = header.join(",") + "\n";
+    for row in &full[1..] {
+        let mut cells = vec![row[at("seat0")].clone(), row[at("seat1")].clone()];
+        cells.push(row[at("result")].clone());
+        for c in cols {
+            cells.push(match *c {
+                // An opening per pair, repeated across pairs (the pair ids
+                // of write_games are i / 2): only pairing two by two of
+                // consecutive games on one opening tells them apart.
+                "opening" => format!("line{}", num(&row[at("pair")]) as u64 % 2),
+                "comment" => "anything".to_string(),
+                c => row[at(c)].clone(),
+            });
+        }
+        text += &(cells.join(",") + "\n");
+    }
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn ratings_of(input: &Path, out: &Path) -> (Vec<Vec<String>>, String) {
+    let o = arena(&[
+        "ratings",
+        input.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(o.status.success(), "{stderr}");
+    (read_csv(&out.join("ratings.csv")), stderr)
+}
+
+/// A results file with `round` and `pair` is rated exactly as arena's own
+/// games.csv of the same games; without them the Bradley-Terry fit is the
+/// same, Glicko is one rating period, and the intervals treat each game
+/// as its own cluster. An `opening` column pairs the games as `pair` does.
+#[test]
+fn a_minimal_results_file_rates_as_the_games_csv() {
+    let dir = scratch("minimal");
+    let (ours, err) = ratings_of(&write_games(&dir), &dir.join("ours"));
+    assert!(!err.contains("results file"), "{err}");
+
+    let file = write_results(&dir, "full.csv", &["round", "pair", "comment"]);
+    let (theirs, err) = ratings_of(&file, &dir.join("full"));
+    assert!(
+        err.contains(
+            "full.csv: results file (seat0, seat1, result); optional columns used: round, pair; \
+             ignored: `comment`"
+        ),
+        "{err}"
+    );
+    assert_eq!(theirs, ours);
+
+    let col = |name: &str| ours[0].iter().position(|c| c == name).unwrap();
+    let file = write_results(&dir, "bare.csv", &[]);
+    let (bare, err) = ratings_of(&file, &dir.join("bare"));
+    assert!(
+        err.contains(
+            "optional columns used: none; no round: all games are one Glicko rating period; \
+             no pair or opening: every game is a pair of its own"
+        ),
+        "{err}"
+    );
+    for (b, o) in bare[1..].iter().zip(&ours[1..]) {
+        assert_eq!(b[..6], o[..6]);
+        assert_eq!(b[col("bt_elo")], o[col("bt_elo")]);
+        assert_eq!(b[col("elo")], o[col("elo")], "Elo runs in file order");
+    }
+    assert_ne!(
+        bare[1][col("bt_lo")],
+        ours[1][col("bt_lo")],
+        "unpaired games are clusters of their own"
+    );
+
+    let file = write_results(&dir, "opening.csv", &["round", "opening"]);
+    let (opening, err) = ratings_of(&file, &dir.join("opening"));
+    assert!(
+        err.contains("optional columns used: round, opening"),
+        "{err}"
+    );
+    assert_eq!(opening, ours);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Each bad row names the file, the line and the column.
+#[test]
+fn a_bad_results_file_names_line_and_column() {
+    let dir = scratch("minimal-errors");
+    let cases: &[(&str, &str)] = &[
+        (
+            "seat0,seat1,result\na,b,1-0\na,b,2-0\n",
+            "bad.csv: line 3: column 3 (`result`): result `2-0` is not 1-0, 0-1 or 1/2-1/2",
+        ),
+        (
+            "seat0,seat1,result\na, ,1-0\n",
+            "bad.csv: line 2: column 2 (`seat1`): no bot name",
+        ),
+        (
+            "round,seat0,seat1,result\nr1,a,b,1-0\n",
+            "bad.csv: line 2: column 1 (`round`): `r1` is not a round number",
+        ),
+        (
+            "seat0,seat1,result\na,b,1-0,extra\n",
+            "bad.csv: line 2: 4 fields where the header has 3",
+        ),
+        (
+            "white,black,result\na,b,1-0\n",
+            "bad.csv: line 1: no column `seat0`: a results file needs the columns seat0, \
+             seat1 and result",
+        ),
+        (
+            "seat0,seat1,result,pair,PAIR\na,b,1-0,1,1\n",
+            "bad.csv: line 1: columns 4 and 5 are both `pair`",
+        ),
+    ];
+    let bad = dir.join("bad.csv");
+    for (text, want) in cases {
+        std::fs::write(&bad, text).unwrap();
+        let out = arena(&["ratings", bad.to_str().unwrap()]);
+        assert!(!out.status.success(), "{text}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(want), "{text}: {err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[path = "common/runs.rs"]
+mod runs;
+
+/// The PGN's games as a results file, by a reader of the tags alone (as
+/// Ordo reads them): White is seat 0, the pair is Round's part before the
+/// dot. Checks on the way that each Round is `PAIR.GAME` and that the two
+/// games of a pair have their seats swapped.
+fn pgn_to_results(pgn: &str) -> String {
+    let tag = |line: &str, name: &str| {
+        line.strip_prefix(&format!("[{name} \""))
+            .and_then(|r| r.strip_suffix("\"]"))
+            .map(str::to_string)
+    };
+    let mut csv = "seat0,seat1,result,pair\n".to_string();
+    let mut game: Vec<Option<String>> = vec![None; 4];
+    let mut seen: std::collections::HashMap<String, Vec<(String, String)>> = Default::default();
+    for line in pgn.lines() {
+        for (k, name) in ["White", "Black", "Result", "Round"].iter().enumerate() {
+            if let Some(v) = tag(line, name) {
+                game[k] = Some(v);
+            }
+        }
+        if let [Some(w), Some(b), Some(r), Some(round)] = &game[..] {
+            let (pair, nth) = round.split_once('.').expect("Round is PAIR.GAME");
+            let games = seen.entry(pair.to_string()).or_default();
+            assert_eq!(nth, (games.len() + 1).to_string(), "{round}");
+            if let Some((w0, b0)) = games.first() {
+                assert_eq!((w0, b0), (b, w), "pair {pair}: seats swapped");
+            }
+            games.push((w.clone(), b.clone()));
+            csv += &format!("{w},{b},{r},{pair}\n");
+            game = vec![None; 4];
+        }
+    }
+    csv
+}
+
+/// A real run's games, exported as the minimal CSV and as PGN, are rated
+/// by `arena ratings` exactly as the run rated them (its ratings.csv), but
+/// for Glicko's rating periods where the PGN does not carry the schedule
+/// round.
+#[test]
+fn a_run_exported_as_csv_and_pgn_rates_the_same() {
+    let dir = scratch("export");
+    let config = dir.join("pool.toml");
+    let py = runs::repo().join("bots/python/random_bot.py");
+    let bot = |name: &str, seed: &str| {
+        format!(
+            "[[bots]]\nname = \"{name}\"\ncommand = [\"{}\", \"{}\", \"--seed\", \"{seed}\"]\n",
+            runs::python(),
+            py.display()
+        )
+    };
+    // Random openings of 4 plies on 5 holes: every pair its own game, so
+    // that no pair repeats another (games.jsonl would count a repeat once,
+    // the exports cannot tell).
+    let text = format!(
+        "game = \"dakon\"\nseed = 5\ngames = 6\nrandom_opening_plies = 4\n\
+         [params]\nholes = 5\n[time_control]\nmovetime_ms = 2000\nmargin_ms = 1000\n{}{}{}\
+         [[bots]]\nname = \"first\"\ncommand = [\"{}\", \"bot-first\"]\n",
+        bot("r1", "1"),
+        bot("r2", "2"),
+        bot("r3", "3"),
+        runs::ARENA,
+    );
+    std::fs::write(&config, text).unwrap();
+    let run = dir.join("run");
+    runs::tournament(&config, &run, &[]);
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("tournament.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        manifest["distinct"]["distinct_pairs"], manifest["distinct"]["pairs"],
+        "a repeated pair: pick another seed"
+    );
+    let own = read_csv(&run.join("ratings.csv"));
+    assert_eq!(own.len(), 5);
+
+    let csv = dir.join("results.csv");
+    let out = arena(&[
+        "export",
+        "--format",
+        "csv",
+        run.to_str().unwrap(),
+        "--out",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("wrote 36 games to"));
+    let (from_csv, _) = ratings_of(&csv, &dir.join("csv"));
+    assert_eq!(from_csv, own);
+
+    let out = arena(&["export", "--format", "pgn", run.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let pgn = String::from_utf8(out.stdout).unwrap();
+    for tag in [
+        "Event \"pool\"",
+        "Site \"",
+        "Date \"",
+        "Termination \"",
+        "PlyCount \"",
+    ] {
+        assert_eq!(pgn.matches(&format!("[{tag}")).count(), 36, "{tag}");
+    }
+    let results = dir.join("from-pgn.csv");
+    std::fs::write(&results, pgn_to_results(&pgn)).unwrap();
+    let (from_pgn, _) = ratings_of(&results, &dir.join("pgn"));
+    let col = |name: &str| own[0].iter().position(|c| c == name).unwrap();
+    let glicko = col("glicko");
+    for (p, o) in from_pgn.iter().zip(&own) {
+        // Every column before Glicko's (Elo runs in game order) and from
+        // Bradley-Terry on.
+        assert_eq!(p[..glicko], o[..glicko]);
+        assert_eq!(p[col("bt_elo")..], o[col("bt_elo")..]);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

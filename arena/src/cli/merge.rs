@@ -23,6 +23,7 @@ pub struct MergeArgs {
 pub fn run(args: MergeArgs) -> Result<(), Error> {
     let s = arena::run::merge::merge(&args.dirs, args.out.as_deref()).map_err(Error::failed)?;
     println!("merged {} games from {} runs", s.games, args.dirs.len());
+    super::tournament::print_sprt(&s.dir, &s.sprt);
     println!(
         "reports: {} ({}, {})",
         s.dir.display(),

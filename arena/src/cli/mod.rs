@@ -9,6 +9,7 @@
 mod bench;
 mod bot_first;
 mod check_bot;
+mod export;
 mod r#match;
 mod merge;
 mod openings;
@@ -72,6 +73,9 @@ enum Command {
     Openings(openings::OpeningsArgs),
     /// Recompute ratings.csv, crosstable.csv and los.csv from a games file.
     Ratings(ratings::RatingsArgs),
+    /// Write a run's games for other rating tools: PGN (Ordo, BayesElo) or
+    /// the minimal results CSV.
+    Export(export::ExportArgs),
     /// Writes DIR/index.html (standings, charts, replays) from DIR/games.jsonl
     /// and, when present, DIR/ratings.csv.
     Report(report::ReportArgs),
@@ -109,6 +113,7 @@ impl Command {
             Command::Slurm(_) => "slurm",
             Command::Openings(_) => "openings",
             Command::Ratings(_) => "ratings",
+            Command::Export(_) => "export",
             Command::Report(_) => "report",
             Command::Show(_) => "show",
             Command::Play(_) => "play",
@@ -139,6 +144,7 @@ impl Command {
             Command::Slurm(args) => slurm::run(args),
             Command::Openings(args) => openings::run(args),
             Command::Ratings(args) => ratings::run(args),
+            Command::Export(args) => export::run(args),
             Command::Report(args) => report::run(args),
             Command::Show(args) => show::run(args),
             Command::Play(args) => play::run(args),

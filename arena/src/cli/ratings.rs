@@ -64,6 +64,13 @@ pub fn run(a: RatingsArgs) -> Result<(), Error> {
     let (anchor, anchor_bot) = RatingOptions::parse_anchor(&a.anchor)
         .map_err(|e| Error::Usage(format!("--anchor {}: {e}", a.anchor)))?;
     let file = store::games_file(&a.input).map_err(Error::failed)?;
+    if let Some(columns) = store::results_columns(&file).map_err(Error::failed)? {
+        eprintln!(
+            "arena ratings: {}: {}",
+            file.display(),
+            results_file_note(&columns)
+        );
+    }
     let pool = ratings_report::load_pool(&file).map_err(Error::failed)?;
     if pool.games.is_empty() && pool.self_play == 0 {
         return Err(Error::Failed(format!("{}: no games", file.display())));
@@ -117,4 +124,36 @@ pub fn run(a: RatingsArgs) -> Result<(), Error> {
         println!("wrote {}", p.display());
     }
     Ok(())
+}
+
+/// What `arena ratings` read of a results file from elsewhere, and what
+/// follows from the columns it lacks.
+fn results_file_note(c: &store::ResultColumns) -> String {
+    let used = c.used();
+    let list = |v: &[&str]| {
+        if v.is_empty() {
+            "none".to_string()
+        } else {
+            v.join(", ")
+        }
+    };
+    let mut note = format!(
+        "results file (seat0, seat1, result); optional columns used: {}",
+        list(&used)
+    );
+    if !used.contains(&"round") {
+        note += "; no round: all games are one Glicko rating period";
+    }
+    if !c.paired() {
+        note += "; no pair or opening: every game is a pair of its own";
+    }
+    if !c.ignored.is_empty() {
+        let ignored: Vec<String> = c
+            .ignored
+            .iter()
+            .map(|h| format!("`{}`", arena::display::escape(h)))
+            .collect();
+        note += &format!("; ignored: {}", ignored.join(", "));
+    }
+    note
 }

@@ -15,7 +15,8 @@ pub struct SlurmArgs {
     /// The tournament config (TOML), e.g. tournaments/demo-dakon.toml.
     pub config: PathBuf,
     /// Number of shards: array tasks 1..=N, each plays the games whose pair id
-    /// is K-1 modulo N.
+    /// is K-1 modulo N (a gauntlet with `sprt`: whole pairings, every N-th
+    /// challenger).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=10_000))]
     pub shards: u64,
     /// Slurm partition for both jobs [default: the cluster's default].
@@ -83,16 +84,25 @@ pub fn run(args: SlurmArgs) -> Result<(), Error> {
         extra: args.sbatch.clone(),
     };
     plan.check()?;
-    let pairs: std::collections::BTreeSet<u64> = arena::run::runner::jobs_for(&config.normalized())
-        .iter()
-        .map(|j| j.pair)
-        .collect();
-    if (pairs.len() as u64) < plan.shards {
+    let normalized = config.normalized();
+    let jobs = arena::run::runner::jobs_for(&normalized);
+    // A gauntlet with `sprt` is split by pairing, any other run by pair.
+    let (units, what) = if normalized.sprt.is_some() {
+        let pairings: std::collections::BTreeSet<[usize; 2]> =
+            jobs.iter().map(arena::store::pairing_of).collect();
+        (
+            pairings.len(),
+            "pairings (a gauntlet with `sprt` shards by pairing)",
+        )
+    } else {
+        let pairs: std::collections::BTreeSet<u64> = jobs.iter().map(|j| j.pair).collect();
+        (pairs.len(), "seat-swapped pairs of games")
+    };
+    if (units as u64) < plan.shards {
         eprintln!(
-            "arena slurm: warning: {} seat-swapped pairs of games for {} shards: {} tasks will have nothing to play",
-            pairs.len(),
+            "arena slurm: warning: {units} {what} for {} shards: {} tasks will have nothing to play",
             plan.shards,
-            plan.shards - pairs.len() as u64
+            plan.shards - units as u64
         );
     }
     if args.dry_run {

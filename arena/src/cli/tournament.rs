@@ -7,6 +7,7 @@ use std::sync::Arc;
 use clap::Args;
 
 use super::Error;
+use arena::display::escape;
 use arena::rating::RatingOptions;
 use arena::run::config::{Config, ConfigError};
 use arena::run::schedule::Shard;
@@ -36,7 +37,8 @@ pub struct TournamentArgs {
     /// Replace the run already in --out (removes only the files its manifest lists).
     #[arg(long)]
     pub overwrite: bool,
-    /// Play only shard K of N (K from 1): the games whose pair id is K-1 modulo N.
+    /// Play only shard K of N (K from 1): the games whose pair id is K-1 modulo N
+    /// (a gauntlet with `sprt`: every game of every N-th challenger from the K-th).
     #[arg(long, value_name = "K/N")]
     pub shard: Option<Shard>,
     /// No progress output (the final standings are still printed).
@@ -163,6 +165,7 @@ fn run_one(args: &TournamentArgs, path: &Path) -> Result<(), Error> {
         print!("{}", summary.standings.table());
     }
     println!("{}", summary.distinct.line());
+    print_sprt(&summary.dir, &summary.sprt);
     println!(
         "reports: {} ({}, {})",
         summary.dir.display(),
@@ -180,4 +183,25 @@ fn run_one(args: &TournamentArgs, path: &Path) -> Result<(), Error> {
         print!("{}", summary.standings.forfeits_line());
     }
     Ok(())
+}
+
+/// A gauntlet's tests, one line each, from the challenger's side (W-D-L
+/// and Elo are the challenger's against the champion), and where
+/// `sprt.csv` is.
+pub(super) fn print_sprt(dir: &Path, tests: &[arena::run::runner::PairingTest]) {
+    for t in tests {
+        println!(
+            "sprt {} vs {}: {}",
+            escape(&t.challenger),
+            escape(&t.champion),
+            t.sprt.progress_line()
+        );
+    }
+    if let Some(t) = tests.first() {
+        println!(
+            "sprt {}: {}",
+            t.sprt.params(),
+            dir.join(store::SPRT_CSV).display()
+        );
+    }
 }

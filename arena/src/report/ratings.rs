@@ -90,6 +90,13 @@ pub fn load_pool(path: &Path) -> Result<Pool, LoadError> {
             [csv_text(&r.seat0), csv_text(&r.seat1)],
             r.result,
         ),
+        GameLine::Result(r) => b.add(
+            r.index,
+            r.round,
+            r.pair,
+            [&r.seats[0], &r.seats[1]],
+            r.result,
+        ),
     })?;
     Ok(b.finish())
 }

@@ -59,6 +59,9 @@ struct RawConfig {
     #[serde(default = "default_games")]
     games: u32,
     champion: Option<String>,
+    /// A gauntlet's `sprt = { elo0, elo1, alpha, beta }`: one test per
+    /// challenger (see [`sprt_of`]).
+    sprt: Option<toml::Value>,
     seed: u64,
     concurrency: Option<usize>,
     /// The old spelling of `openings = { plies = K }`.
@@ -290,6 +293,33 @@ pub struct BotConfig {
     pub time_control: Option<TimeControl>,
 }
 
+/// A gauntlet's `sprt = { elo0 = 0, elo1 = 10, alpha = 0.05, beta = 0.05 }`
+/// (`alpha` and `beta` default to 0.05) as [`crate::rating::SprtParams`]'s
+/// text; an error names its key.
+fn sprt_of(v: &toml::Value) -> Result<String, (String, String)> {
+    let table = v.as_table().ok_or_else(|| {
+        (
+            "sprt".to_string(),
+            "must be a table: sprt = { elo0 = 0, elo1 = 10, alpha = 0.05, beta = 0.05 }"
+                .to_string(),
+        )
+    })?;
+    let mut parts = Vec::new();
+    for (k, v) in table {
+        let x = match v {
+            toml::Value::Integer(i) => *i as f64,
+            toml::Value::Float(f) => *f,
+            _ => return Err((format!("sprt.{k}"), format!("must be a number, not {v}"))),
+        };
+        parts.push(format!("{k}={x}"));
+    }
+    let params: crate::rating::SprtParams = parts
+        .join(",")
+        .parse()
+        .map_err(|e: crate::rating::sprt::SprtParamError| ("sprt".to_string(), e.to_string()))?;
+    Ok(params.to_string())
+}
+
 /// A validated tournament config.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
@@ -303,6 +333,10 @@ pub struct Config {
     pub format: FormatKind,
     /// Index into `bots` of the gauntlet's champion.
     pub champion: Option<usize>,
+    /// A gauntlet's sequential test, one per challenger against the
+    /// champion, as `elo0=..,elo1=..,alpha=..,beta=..`
+    /// ([`crate::rating::SprtParams`]'s text).
+    pub sprt: Option<String>,
     /// Games per pairing.
     pub games: u32,
     pub seed: u64,
@@ -341,6 +375,11 @@ pub struct Normalized {
     pub params: Vec<(String, String)>,
     pub format: FormatKind,
     pub champion: Option<String>,
+    /// A gauntlet's `sprt` ([`Config::sprt`]): which games are played
+    /// depends on it. Left out without one, so configs without it keep
+    /// their fingerprint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sprt: Option<String>,
     pub games: u32,
     pub seed: u64,
     pub random_opening_plies: u32,
@@ -694,6 +733,18 @@ impl Config {
             }
             (FormatKind::RoundRobin | FormatKind::Match, None) => None,
         };
+        let sprt = match (&raw.sprt, raw.format) {
+            (None, _) => None,
+            (Some(v), FormatKind::Gauntlet) => Some(sprt_of(v).map_err(|(k, why)| err(&k, why))?),
+            (Some(_), _) => {
+                return Err(err(
+                    "sprt",
+                    "only with format = \"gauntlet\" (one test per challenger against the \
+                     champion); for two bots, `arena match --sprt`"
+                        .into(),
+                ))
+            }
+        };
         if raw.concurrency == Some(0) {
             return Err(err("concurrency", "must be at least 1".into()));
         }
@@ -735,6 +786,7 @@ impl Config {
             params,
             format: raw.format,
             champion,
+            sprt,
             games: raw.games,
             seed: raw.seed,
             concurrency: raw.concurrency,
@@ -923,6 +975,7 @@ impl Config {
             params: self.params.clone(),
             format: self.format,
             champion: self.champion.map(|c| self.bots[c].name.clone()),
+            sprt: self.sprt.clone(),
             games: self.games,
             seed: self.seed,
             random_opening_plies: self.random_opening_plies,

@@ -160,6 +160,7 @@ pub fn normalized(config: &MatchConfig) -> Normalized {
         params: config.game.params(),
         format: FormatKind::Match,
         champion: None,
+        sprt: None,
         games: u32::try_from(config.games).unwrap_or(u32::MAX),
         seed: config.seed,
         random_opening_plies: config.openings.random_plies,
@@ -253,11 +254,11 @@ pub async fn run_match_with(
         let text = format!("sprt {}", rule.sprt.params());
         let rule: crate::store::StopRule = Box::new(move |r: &GameRecord| match rule.add(r) {
             Some(SprtStatus::Continue) | None => None,
-            Some(status) => Some(format!(
+            Some(status) => Some(crate::store::Stop::Run(format!(
                 "sprt {}: {status} after {} games",
                 rule.sprt.params(),
                 r.index + 1
-            )),
+            ))),
         });
         (text, rule)
     });

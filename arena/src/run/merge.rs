@@ -4,8 +4,8 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use super::runner::{jobs_for, TournamentError};
-use super::schedule::{GameJob, Shard};
+use super::runner::{jobs_for, Sharding, SprtReplay, TournamentError};
+use super::schedule::GameJob;
 use crate::standings::Standings;
 use crate::store::{self, Manifest, RunLock, GAMES_JSONL, JOURNAL, MANIFEST};
 use arena_core::record::GameRecord;
@@ -16,6 +16,8 @@ pub struct MergeSummary {
     pub dir: PathBuf,
     pub games: usize,
     pub standings: Standings,
+    /// A gauntlet's `sprt`: each challenger's test, replayed.
+    pub sprt: Vec<super::runner::PairingTest>,
 }
 
 /// Combines the outputs of shard runs (or any runs of the same config and
@@ -79,6 +81,11 @@ pub fn merge(dirs: &[PathBuf], out: Option<&Path>) -> Result<MergeSummary, Tourn
     // shard its directory played; each game once. Records are read one at a
     // time; what is kept per game is where it was found (run and line).
     let jobs = jobs_for(&first.config);
+    let sharding = Sharding::of(&first.config, &jobs);
+    // A gauntlet's tests, fed each shard's games in order: with `sprt` a
+    // pairing is played in one shard, so this sees each pairing's games
+    // in schedule order, as the shard's own tests did.
+    let mut replay = SprtReplay::of(&first.config)?;
     let mut found: Vec<Option<(u32, u32)>> = vec![None; jobs.len()];
     let mut count = 0usize;
     let at_of =
@@ -91,8 +98,17 @@ pub fn merge(dirs: &[PathBuf], out: Option<&Path>) -> Result<MergeSummary, Tourn
             let at = store::place(&path, line);
             let job = jobs
                 .get(record.index as usize)
-                .filter(|j| m.shard.is_none_or(|s| s.contains(j)));
+                .filter(|j| m.shard.is_none_or(|s| sharding.holds(s, j)));
             store::check_record(&at, &record, job, &first.config)?;
+            if let (Some(replay), Some(job)) = (replay.as_mut(), job) {
+                if replay.skipped(job) {
+                    return refuse(format!(
+                        "{at}: game {} comes after its pairing's sprt test decided: not a game of this run",
+                        record.index
+                    ));
+                }
+                replay.add(&record, store::pairing_of(job));
+            }
             let slot = &mut found[record.index as usize];
             if let Some(other) = *slot {
                 return refuse(format!(
@@ -119,6 +135,7 @@ pub fn merge(dirs: &[PathBuf], out: Option<&Path>) -> Result<MergeSummary, Tourn
     let missing: Vec<&GameJob> = jobs
         .iter()
         .filter(|j| found[j.index as usize].is_none())
+        .filter(|j| !replay.as_ref().is_some_and(|r| r.skipped(j)))
         .collect();
     if !missing.is_empty() {
         let shown: Vec<String> = missing
@@ -136,7 +153,7 @@ pub fn merge(dirs: &[PathBuf], out: Option<&Path>) -> Result<MergeSummary, Tourn
             Some(n) => {
                 let shards: BTreeSet<String> = missing
                     .iter()
-                    .map(|j| Shard { k: 1, n }.of_pair(j.pair))
+                    .map(|j| sharding.shard_of(n, j))
                     .map(|k| format!("{k}/{n}"))
                     .collect();
                 format!(
@@ -159,6 +176,7 @@ pub fn merge(dirs: &[PathBuf], out: Option<&Path>) -> Result<MergeSummary, Tourn
         .unwrap_or_else(|| Path::new("reports").join(&first.name));
     let lock = RunLock::acquire(&out)?;
     let mut manifest = Manifest::new(&first.config, jobs.len() as u64, None, jobs.len() as u64);
+    manifest.stop_rule = replay.as_ref().map(|r| r.text.clone());
     // The shards' sittings, in the order the shards were given.
     manifest.sittings = manifests.iter().flat_map(|m| m.sittings.clone()).collect();
     // What the unsharded run would have warned about, as it would say it.
@@ -222,6 +240,10 @@ pub fn merge(dirs: &[PathBuf], out: Option<&Path>) -> Result<MergeSummary, Tourn
     }
     let merged = games.count as usize;
     games.finish()?;
+    let sprt = match replay {
+        Some(replay) => replay.finish(&out)?,
+        None => Vec::new(),
+    };
     let distinct = super::distinct::Distinct::of_dir(&out)?;
     manifest.warnings.extend(distinct.warning());
     manifest.distinct = Some(distinct);
@@ -232,6 +254,7 @@ pub fn merge(dirs: &[PathBuf], out: Option<&Path>) -> Result<MergeSummary, Tourn
         dir: out,
         games: merged,
         standings,
+        sprt,
     })
 }
 

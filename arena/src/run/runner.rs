@@ -8,14 +8,17 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::future::Future;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use super::config::Normalized;
 use super::progress::{Progress, ProgressMode};
 use super::schedule::{self, GameJob, Shard};
 use crate::lanes::Lanes;
+use crate::rating::{Sprt, SprtParams, SprtStatus};
 use crate::standings::Standings;
-use crate::store::{self, Manifest, RunLock, StopRule, StoreError, Writer, GAMES_JSONL, MANIFEST};
+use crate::store::{
+    self, Manifest, RunLock, Stop, StopRule, StoreError, Writer, GAMES_JSONL, MANIFEST,
+};
 use arena_core::record::{GameRecord, Reason};
 
 /// Why a tournament or a merge stopped.
@@ -208,6 +211,247 @@ pub struct Summary {
     pub standings: Standings,
     /// Distinct openings, games and pairs of the run's games.
     pub distinct: super::distinct::Distinct,
+    /// A gauntlet's `sprt`: each challenger's test, in bot order.
+    pub sprt: Vec<PairingTest>,
+}
+
+/// One challenger's sequential test against a gauntlet's champion (the
+/// config's `sprt`): H1 "the challenger is elo1 stronger" against H0
+/// "elo0", on the pentanomial counts of the pairing's seat-swapped pairs,
+/// fed in schedule order; a pair repeating an earlier one move for move is
+/// no new evidence (as in `arena match --sprt`). Once it decides, its
+/// pairing's remaining games are skipped ([`Stop::Pairing`]).
+#[derive(Clone, Debug)]
+pub struct PairingTest {
+    pub champion: String,
+    pub challenger: String,
+    pub sprt: Sprt,
+    /// Games of the pairing in the run (those of a pair still open
+    /// included).
+    pub games: u64,
+    /// The first game of each pair still open: the challenger's points and
+    /// the game's key.
+    open: BTreeMap<u64, (f64, u64)>,
+    seen: BTreeSet<[u64; 2]>,
+}
+
+impl PairingTest {
+    fn new(champion: &str, challenger: &str, params: SprtParams) -> PairingTest {
+        PairingTest {
+            champion: champion.to_string(),
+            challenger: challenger.to_string(),
+            sprt: Sprt::new(params),
+            games: 0,
+            open: BTreeMap::new(),
+            seen: BTreeSet::new(),
+        }
+    }
+
+    /// Adds a game of the pairing; after the second game of a pair, the
+    /// test's status.
+    fn add(&mut self, r: &GameRecord) -> Option<SprtStatus> {
+        self.games += 1;
+        let seat = usize::from(r.seats[1].name == self.challenger);
+        let points = r.result.points(seat);
+        let key = super::distinct::game_key(r);
+        let Some((first, first_key)) = self.open.remove(&r.pair) else {
+            self.open.insert(r.pair, (points, key));
+            return None;
+        };
+        Some(if self.seen.insert([first_key, key]) {
+            self.sprt.record_pair(first, points)
+        } else {
+            self.sprt.record_repeat()
+        })
+    }
+
+    /// `H1 accepted`, `H0 accepted` or `continue`.
+    pub fn status(&self) -> SprtStatus {
+        self.sprt.status()
+    }
+}
+
+/// A gauntlet's tests, shared by the stop rule (which feeds them) and the
+/// run (which reports them).
+type Tests = Arc<Mutex<Vec<PairingTest>>>;
+
+/// The stop rule of a gauntlet with `sprt`: its description (kept in the
+/// manifest) and the rule, one test per challenger.
+fn gauntlet_sprt(
+    config: &Normalized,
+) -> Result<Option<(String, StopRule, Tests)>, TournamentError> {
+    let (Some(text), Some(champion)) = (&config.sprt, &config.champion) else {
+        return Ok(None);
+    };
+    let params: SprtParams = text
+        .parse()
+        .map_err(|e| TournamentError::Refused(format!("sprt `{text}` in the run's config: {e}")))?;
+    let tests: Vec<PairingTest> = config
+        .bots
+        .iter()
+        .filter(|b| &b.name != champion)
+        .map(|b| PairingTest::new(champion, &b.name, params))
+        .collect();
+    let tests: Tests = Arc::new(Mutex::new(tests));
+    let shared = tests.clone();
+    let text = format!("sprt {params} per challenger against {champion}");
+    let champion = champion.clone();
+    let rule: StopRule = Box::new(move |r: &GameRecord| {
+        let challenger = r.seats.iter().find(|s| s.name != champion)?;
+        let mut tests = shared.lock().expect("no panic holding the tests");
+        let t = tests.iter_mut().find(|t| t.challenger == challenger.name)?;
+        match t.add(r)? {
+            SprtStatus::Continue => None,
+            status => Some(Stop::Pairing(format!(
+                "sprt {params}: {} vs {}: {status} after {} games",
+                t.challenger, t.champion, t.games
+            ))),
+        }
+    });
+    Ok(Some((text, rule, tests)))
+}
+
+/// How a schedule is split into shards: by seat-swapped pair
+/// ([`Shard::contains`]: every n-th pair), or, in a gauntlet with `sprt`,
+/// by pairing: every n-th challenger in bot order plays all its games in
+/// one shard, so that its test reads the games the whole run's would, in
+/// the same order, and stops on the same one.
+pub struct Sharding {
+    /// Per pairing ([`store::pairing_of`]), its number from 0 in bot
+    /// order; `None`: by pair.
+    pairings: Option<BTreeMap<[usize; 2], u64>>,
+}
+
+impl Sharding {
+    pub fn of(config: &Normalized, jobs: &[GameJob]) -> Sharding {
+        if config.sprt.is_none() || config.champion.is_none() {
+            return Sharding { pairings: None };
+        }
+        // Numbered in bot order: a gauntlet's pairings all hold the
+        // champion, so the sorted pairs order them by challenger.
+        let set: BTreeSet<[usize; 2]> = jobs.iter().map(store::pairing_of).collect();
+        Sharding {
+            pairings: Some(set.into_iter().zip(0..).collect()),
+        }
+    }
+
+    /// Which shard (1-based) of `n` plays `job`.
+    pub fn shard_of(&self, n: u64, job: &GameJob) -> u64 {
+        match &self.pairings {
+            None => Shard { k: 1, n }.of_pair(job.pair),
+            Some(p) => p.get(&store::pairing_of(job)).copied().unwrap_or(0) % n + 1,
+        }
+    }
+
+    /// Whether shard `s` plays `job`.
+    pub fn holds(&self, s: Shard, job: &GameJob) -> bool {
+        self.shard_of(s.n, job) == s.k
+    }
+}
+
+/// A gauntlet's `sprt` replayed over games already played (`arena
+/// merge`): the games each test skipped, and the tests.
+pub struct SprtReplay {
+    rule: StopRule,
+    tests: Tests,
+    /// Per pairing whose test decided, the index of the deciding game.
+    decided: BTreeMap<[usize; 2], u64>,
+    /// The rule's description, as in the manifest.
+    pub text: String,
+}
+
+impl SprtReplay {
+    /// `None` without a gauntlet `sprt`.
+    pub fn of(config: &Normalized) -> Result<Option<SprtReplay>, TournamentError> {
+        Ok(
+            gauntlet_sprt(config)?.map(|(text, rule, tests)| SprtReplay {
+                rule,
+                tests,
+                decided: BTreeMap::new(),
+                text,
+            }),
+        )
+    }
+
+    /// Feeds game `r` of pairing `pairing`; the games of each pairing in
+    /// schedule order.
+    pub fn add(&mut self, r: &GameRecord, pairing: [usize; 2]) {
+        if let Some(Stop::Pairing(_)) = (self.rule)(r) {
+            self.decided.insert(pairing, r.index);
+        }
+    }
+
+    /// Whether the test of `job`'s pairing decided before it.
+    pub fn skipped(&self, job: &GameJob) -> bool {
+        self.decided
+            .get(&store::pairing_of(job))
+            .is_some_and(|&at| job.index > at)
+    }
+
+    /// Writes `sprt.csv` in `dir` and returns the tests.
+    pub fn finish(self, dir: &Path) -> Result<Vec<PairingTest>, TournamentError> {
+        let tests = self
+            .tests
+            .lock()
+            .expect("no panic holding the tests")
+            .clone();
+        write_sprt_csv(dir, &tests)?;
+        Ok(tests)
+    }
+}
+
+/// `sprt.csv`: each test's verdict, LLR, bounds, games and estimate.
+fn write_sprt_csv(dir: &Path, tests: &[PairingTest]) -> Result<(), TournamentError> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let io = |e: csv::Error| TournamentError::Io {
+        path: dir.join(store::SPRT_CSV),
+        source: e.into(),
+    };
+    w.write_record([
+        "challenger",
+        "champion",
+        "status",
+        "llr",
+        "lower",
+        "upper",
+        "games",
+        "pairs",
+        "ptnml",
+        "elo",
+        "elo_lo",
+        "elo_hi",
+        "params",
+    ])
+    .map_err(io)?;
+    for t in tests {
+        let (lower, upper) = t.sprt.bounds();
+        let elo = t.sprt.elo();
+        let opt = |x: Option<f64>| x.map_or_else(String::new, |v| format!("{v:.1}"));
+        let status = match t.status() {
+            SprtStatus::AcceptH1 => "H1",
+            SprtStatus::AcceptH0 => "H0",
+            SprtStatus::Continue => "continue",
+        };
+        w.write_record([
+            arena_core::record::csv_cell(&t.challenger).as_ref(),
+            arena_core::record::csv_cell(&t.champion).as_ref(),
+            status,
+            &format!("{:.4}", t.sprt.llr()),
+            &format!("{lower:.4}"),
+            &format!("{upper:.4}"),
+            &t.games.to_string(),
+            &t.sprt.pentanomial().pairs().to_string(),
+            &t.sprt.pentanomial().to_string(),
+            &opt(elo.map(|e| e.elo)),
+            &opt(elo.map(|e| e.lo)),
+            &opt(elo.map(|e| e.hi)),
+            &t.sprt.params().to_string(),
+        ])
+        .map_err(io)?;
+    }
+    let bytes = w.into_inner().map_err(|e| io(e.into_error().into()))?;
+    store::write_atomic(dir, store::SPRT_CSV, &bytes)?;
+    Ok(())
 }
 
 /// What a caller of [`run_with`] sees of a run besides its files.
@@ -244,10 +488,11 @@ pub async fn run_with<P: Player>(
     let total = all.len() as u64;
     let pairs = all.last().map_or(0, |j| j.pair + 1);
     let reuse = super::openings::reuse_warning(config.openings.as_ref(), pairs);
+    let sharding = Sharding::of(config, &all);
     let jobs: Vec<GameJob> = all
         .into_iter()
         .filter(|j| match opts.shard {
-            Some(s) => s.contains(j),
+            Some(s) => sharding.holds(s, j),
             None => true,
         })
         .collect();
@@ -259,9 +504,16 @@ pub async fn run_with<P: Player>(
         eprintln!("arena: warning: {w}");
         manifest.warnings.push(w);
     }
+    let mut tests = None;
     let (stop_rule, stop) = match hooks.stop {
         Some((text, rule)) => (Some(text), Some(rule)),
-        None => (None, None),
+        None => match gauntlet_sprt(config)? {
+            Some((text, rule, t)) => {
+                tests = Some(t);
+                (Some(text), Some(rule))
+            }
+            None => (None, None),
+        },
     };
     manifest.stop_rule = stop_rule;
     let mut each = hooks.each;
@@ -314,11 +566,18 @@ pub async fn run_with<P: Player>(
     progress.update(already as u64, &standings);
 
     // The stop rule ends the run from the writer thread: `ended` tells the
-    // driver to start no more games.
-    let ended = Arc::new(tokio::sync::Notify::new());
+    // driver to start no more games, `closed` which pairings to skip.
+    let ends = Ends::default();
+    let ended = ends.run.clone();
     if writer.stopped().is_some() {
         ended.notify_one();
     }
+    let closed = ends.pairings.clone();
+    let close = move |w: &Writer| {
+        let mut c = closed.lock().expect("no panic holding the set");
+        c.extend(w.closed().iter().map(|(p, _)| *p));
+    };
+    close(&writer);
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<GameRecord>();
     let (otx, mut orx) = tokio::sync::mpsc::unbounded_channel::<(GameRecord, bool)>();
     let observed = each.is_some();
@@ -341,6 +600,7 @@ pub async fn run_with<P: Player>(
                     standings.add(rec);
                 }
                 let ordered = writer.accept(batch)?;
+                close(&writer);
                 progress.update(writer.finished() as u64, &standings);
                 for r in ordered {
                     let old = resumed.contains(&r.index);
@@ -376,7 +636,7 @@ pub async fn run_with<P: Player>(
             opts.concurrency.max(1),
             opts.affinity,
             tx,
-            ended,
+            ends,
             streaks
         ),
         observe
@@ -414,14 +674,26 @@ pub async fn run_with<P: Player>(
     progress.finish();
     let games = writer.written();
     if let Some(why) = writer.stopped() {
-        // Games that finished after the deciding one are not part of the run.
         manifest.stopped = Some(why.to_string());
+    }
+    for (_, why) in writer.closed() {
+        eprintln!("arena: {why}: the pairing's other games are skipped");
+    }
+    if writer.stopped().is_some() || !writer.closed().is_empty() {
+        // Games that finished after a deciding one are not part of the run.
         standings = Standings::new(config.bots.iter().map(|b| b.name.clone()));
         for line in store::Records::open(&dir.join(GAMES_JSONL), store::Tail::Torn, true)? {
             standings.add(&line?.record);
         }
     }
     writer.complete()?;
+    let sprt = match tests {
+        Some(t) => t.lock().expect("no panic holding the tests").clone(),
+        None => Vec::new(),
+    };
+    if !sprt.is_empty() {
+        write_sprt_csv(dir, &sprt)?;
+    }
     let distinct = super::distinct::Distinct::of_dir(dir)?;
     if let Some(w) = distinct.warning() {
         eprintln!("arena: warning: {w}");
@@ -439,7 +711,17 @@ pub async fn run_with<P: Player>(
         played_now,
         standings,
         distinct,
+        sprt,
     })
+}
+
+/// What ends games before the schedule does: the run (`run`, notified
+/// once) or a pairing's remaining games (`pairings`, the two bots of
+/// each; a game of one is not started).
+#[derive(Clone, Default)]
+struct Ends {
+    run: Arc<tokio::sync::Notify>,
+    pairings: Arc<Mutex<BTreeSet<[usize; 2]>>>,
 }
 
 /// Ends the manifest's last sitting, stopped for `why`, and writes it (best
@@ -535,7 +817,7 @@ async fn drive<P: Player>(
     concurrency: usize,
     affinity: bool,
     tx: tokio::sync::mpsc::UnboundedSender<GameRecord>,
-    ended: Arc<tokio::sync::Notify>,
+    ended: Ends,
     streaks: Option<DeadStreaks>,
 ) -> Result<(), DriveStop> {
     let lanes = Lanes::start(concurrency.min(jobs.len()).max(1), affinity).map_err(|e| {
@@ -558,9 +840,10 @@ async fn drive_lanes<P: Player>(
     jobs: Vec<GameJob>,
     player: Arc<P>,
     tx: tokio::sync::mpsc::UnboundedSender<GameRecord>,
-    ended: Arc<tokio::sync::Notify>,
+    ends: Ends,
     mut streaks: Option<DeadStreaks>,
 ) -> Result<(), DriveStop> {
+    let ended = ends.run;
     let mut free: Vec<usize> = (0..lanes.count()).rev().collect();
     let mut set = tokio::task::JoinSet::new();
     let mut jobs = jobs.into_iter();
@@ -608,7 +891,12 @@ async fn drive_lanes<P: Player>(
     loop {
         // Fill free lanes in schedule order.
         while let Some(&lane) = free.last() {
-            let Some(job) = jobs.next() else { break };
+            let Some(job) = jobs.by_ref().find(|j| {
+                let closed = ends.pairings.lock().expect("no panic holding the set");
+                !closed.contains(&store::pairing_of(j))
+            }) else {
+                break;
+            };
             free.pop();
             let player = player.clone();
             let play = async move {
@@ -674,6 +962,7 @@ mod tests {
             params: vec![],
             format: FormatKind::RoundRobin,
             champion: None,
+            sprt: None,
             games,
             seed,
             random_opening_plies: 0,
@@ -1387,7 +1676,7 @@ mod tests {
             let mut draws = 0;
             let rule: StopRule = Box::new(move |r: &GameRecord| {
                 draws += usize::from(r.result == GameResult::Draw);
-                (draws == 3).then(|| format!("third draw at game {}", r.index))
+                (draws == 3).then(|| store::Stop::Run(format!("third draw at game {}", r.index)))
             });
             ("three draws".into(), rule)
         };

@@ -107,6 +107,7 @@ pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, BenchE
         params: Vec::new(),
         format: FormatKind::RoundRobin,
         champion: None,
+        sprt: None,
         games: per_pairing,
         seed: 1,
         random_opening_plies: 0,
