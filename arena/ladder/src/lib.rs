@@ -7,3 +7,5 @@
 //! `arena serve` and `arena ladder ...` to the `arena-ladder` binary beside it, the way
 //! cargo and git run their external subcommands.
 #![warn(missing_docs)]
+
+pub mod archive;
