@@ -9,4 +9,5 @@
 #![warn(missing_docs)]
 
 pub mod archive;
+pub mod matchmaking;
 pub mod ratings;
