@@ -10,4 +10,5 @@
 
 pub mod archive;
 pub mod matchmaking;
+pub mod play;
 pub mod ratings;
