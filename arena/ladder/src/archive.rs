@@ -13,7 +13,8 @@
 //!   devices, fifos and sockets, a path given twice (or as both a file and a
 //!   directory), encrypted zip entries;
 //! - only the owner-executable bit of a file's mode is kept: a file is written
-//!   0755 if its owner could execute it, 0644 otherwise; directories 0755.
+//!   0755 if its owner could execute it, 0644 otherwise; directories 0755
+//!   (whatever the umask: a sandboxed bot runs as a user of its own).
 //!   Owners, times and extended attributes are not restored.
 //!
 //! Files are created with `O_EXCL | O_NOFOLLOW` in a directory that
@@ -164,8 +165,8 @@ pub enum ArchiveError {
     },
 }
 
-/// Unpacks `bytes` into `dest`, which must not exist: [`unpack`] creates it
-/// and, on any error, removes it again. See the module doc for what is
+/// Unpacks `bytes` into `dest`, which must not exist (its parent must):
+/// [`unpack`] creates it (0755) and, on any error, removes it again. See the module doc for what is
 /// refused and for the content address.
 pub fn unpack(
     bytes: &[u8],
@@ -179,10 +180,7 @@ pub fn unpack(
             limit: limits.max_compressed,
         });
     }
-    fs::create_dir(dest).map_err(|source| ArchiveError::Io {
-        path: dest.to_path_buf(),
-        source,
-    })?;
+    make_dir(dest)?;
     let mut tree = Tree {
         dest,
         limits,
@@ -237,9 +235,11 @@ impl Tree<'_> {
 
     /// Checks a normalised path's place in the tree: not seen before, no
     /// ancestor of it a file, not an ancestor of a file seen. Records it and
-    /// its ancestors (as directories).
+    /// its ancestors (as directories), and makes the directories not made
+    /// yet, 0755 whatever the umask (a sandboxed bot runs as another user).
     fn claim(&mut self, path: &str, dir: bool) -> Result<(), ArchiveError> {
         let dup = || ArchiveError::Duplicate(path.to_string());
+        let mut new_dirs: Vec<&str> = Vec::new();
         match self.paths.get(path) {
             // A directory may be listed after a file inside it made it.
             Some(true) if dir => {}
@@ -252,10 +252,19 @@ impl Tree<'_> {
                 Some(true) => {}
                 None => {
                     self.paths.insert(path[..i].to_string(), true);
+                    new_dirs.push(&path[..i]);
                 }
             }
         }
-        self.paths.insert(path.to_string(), dir);
+        if dir && self.paths.insert(path.to_string(), true).is_none() {
+            new_dirs.push(path);
+        }
+        if !dir {
+            self.paths.insert(path.to_string(), false);
+        }
+        for d in new_dirs {
+            make_dir(&self.dest.join(d))?;
+        }
         Ok(())
     }
 
@@ -267,15 +276,9 @@ impl Tree<'_> {
             source,
         };
         match kind {
-            Kind::Dir => {
-                self.claim(path, true)?;
-                fs::create_dir_all(&target).map_err(io_err)?;
-            }
+            Kind::Dir => self.claim(path, true)?,
             Kind::File { executable } => {
                 self.claim(path, false)?;
-                if let Some(parent) = target.parent() {
-                    fs::create_dir_all(parent).map_err(io_err)?;
-                }
                 let mode = if executable { 0o755 } else { 0o644 };
                 let mut file = fs::OpenOptions::new()
                     .write(true)
@@ -329,6 +332,16 @@ impl Tree<'_> {
             sha256: format!("{:x}", tree.finalize()),
         }
     }
+}
+
+/// Makes one directory, 0755.
+fn make_dir(dir: &Path) -> Result<(), ArchiveError> {
+    let io_err = |source| ArchiveError::Io {
+        path: dir.to_path_buf(),
+        source,
+    };
+    fs::create_dir(dir).map_err(io_err)?;
+    fs::set_permissions(dir, fs::Permissions::from_mode(0o755)).map_err(io_err)
 }
 
 fn corrupt(path: &str, e: impl std::fmt::Display) -> ArchiveError {

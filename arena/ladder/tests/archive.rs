@@ -122,6 +122,10 @@ const MANIFEST: &[u8] = b"command = [\"./bot\"]\n[limits]\nmemory_mb = 256\n";
 #[test]
 fn a_good_tree_unpacks_the_same_from_tar_and_zip() {
     let tmp = tempfile::tempdir().unwrap();
+    // Modes are set, not left to the umask: a sandboxed bot runs as another
+    // user and must read its files. (The umask is the process's: this test
+    // sets it for the others too, which set their modes the same way.)
+    nix::sys::stat::umask(nix::sys::stat::Mode::from_bits_truncate(0o077));
     let t = tar_gz(&[
         special("./", EntryType::Directory, None),
         file("./arena-bot.toml", 0o664, MANIFEST),
@@ -147,6 +151,8 @@ fn a_good_tree_unpacks_the_same_from_tar_and_zip() {
         assert_eq!(mode("bot"), 0o755);
         assert_eq!(mode("arena-bot.toml"), 0o644);
         assert_eq!(mode("data/table.bin"), 0o644);
+        assert_eq!(mode("data"), 0o755);
+        assert_eq!(mode("."), 0o755);
         assert_eq!(
             std::fs::read(dir.join("data/table.bin")).unwrap(),
             vec![7u8; 3000]
