@@ -29,8 +29,9 @@
 //! group. A version whose games do not bound it on one side (it won, or lost,
 //! everything against the main group) gets a one-sided bound, the other end
 //! `None`. The fit covers the games between the current versions (those no
-//! other version names as its predecessor), each game once; superseded
-//! versions have none. Its cost grows with the cube of the number of
+//! other version names as its predecessor), each game once, the two games
+//! of a seat-swapped pair ([`LadderGame::pair`]) one unit of evidence for the
+//! intervals, as in a tournament; superseded versions have none. Its cost grows with the cube of the number of
 //! versions, so it is computed only while at most
 //! [`RatingSettings::bt_max_versions`] current versions have games; above
 //! that every `bt_*` is `None`.
@@ -48,6 +49,9 @@ use skillratings::Outcomes;
 pub struct LadderGame {
     /// The game's id: games are rated in this order.
     pub id: i64,
+    /// Its seat-swapped pair's id (`games.pair_id`): Bradley-Terry's
+    /// intervals count a pair as one unit of evidence, as a tournament's do.
+    pub pair: i64,
     /// The version in seat 0.
     pub seat0: i64,
     /// The version in seat 1.
@@ -270,9 +274,7 @@ fn bradley_terry(
             Outcomes::DRAW => GameResult::Draw,
         };
         let (a, b) = (g.seat0.to_string(), g.seat1.to_string());
-        // Each game its own pair: ladder pairs are two games, but a pair
-        // cut by a retention or a lost lease must not make a cluster wrong.
-        builder.add(g.id as u64, 0, g.id as u64, [&a, &b], result);
+        builder.add(g.id as u64, 0, g.pair as u64, [&a, &b], result);
     }
     let pool = builder.finish();
     if pool.len() < 2 || pool.len() > settings.bt_max_versions {
@@ -320,6 +322,7 @@ mod tests {
                 };
                 games.push(LadderGame {
                     id: games.len() as i64 + 1,
+                    pair: games.len() as i64 / 2 + 1,
                     seat0: strength[s0].0,
                     seat1: strength[s1].0,
                     points0,
@@ -355,6 +358,7 @@ mod tests {
         let mut more = games.clone();
         more.push(LadderGame {
             id: 10_000,
+            pair: 5_000,
             seat0: 1,
             seat1: 4,
             points0: 1.0,
@@ -399,6 +403,7 @@ mod tests {
         // One period in which only the new version plays, one draw.
         games.push(LadderGame {
             id: next,
+            pair: next,
             seat0: 5,
             seat1: 2,
             points0: 0.5,
@@ -455,6 +460,7 @@ mod tests {
             };
             games.push(LadderGame {
                 id,
+                pair: id,
                 seat0,
                 seat1,
                 points0,

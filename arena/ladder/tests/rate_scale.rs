@@ -33,6 +33,7 @@ fn synthetic(versions: i64, games: usize, seed: u64) -> Vec<LadderGame> {
             };
             out.push(LadderGame {
                 id: out.len() as i64 + 1,
+                pair: out.len() as i64 / 2 + 1,
                 seat0: s0 + 1,
                 seat1: s1 + 1,
                 points0,
