@@ -8,7 +8,16 @@
 //! cargo and git run their external subcommands.
 #![warn(missing_docs)]
 
+pub mod api;
+pub mod app;
 pub mod archive;
+pub mod authors;
+pub mod builder;
+pub mod config;
+pub mod db;
+pub mod games;
 pub mod matchmaking;
 pub mod play;
 pub mod ratings;
+pub mod standing;
+pub mod token;
