@@ -1128,4 +1128,39 @@ mod tests {
         assert!(db.return_lease(l2.game.id, "t2").await.unwrap());
         assert_eq!(db.game_counts().await.unwrap().get("queued"), Some(&1));
     }
+
+    #[tokio::test]
+    async fn retention_drops_old_records_and_keeps_results() {
+        let (_dir, db) = temp_db().await;
+        let a = db
+            .add_author("ann", "s", "h", false)
+            .await
+            .unwrap()
+            .unwrap();
+        let (b1, _) = db.bot_for("b1", a).await.unwrap();
+        let (b2, _) = db.bot_for("b2", a).await.unwrap();
+        let (v1, _) = db.add_version(b1, "x", "[]", "{}").await.unwrap();
+        let (v2, _) = db.add_version(b2, "y", "[]", "{}").await.unwrap();
+        for _ in 0..2 {
+            db.schedule_pair(v1.id, v2.id, |_| String::new(), |p| p)
+                .await
+                .unwrap();
+        }
+        for i in 0..4 {
+            let l = db
+                .take_lease("w", &format!("t{i}"), 60)
+                .await
+                .unwrap()
+                .unwrap();
+            let posted = db
+                .post_result(l.game.id, &l.token, 1.0, "1-0", "normal", "{}")
+                .await
+                .unwrap();
+            assert_eq!(posted, Posted::Accepted);
+        }
+        assert_eq!(db.apply_retention(1).await.unwrap(), 3);
+        assert_eq!(db.records_since(0, 10).await.unwrap().len(), 1);
+        assert_eq!(db.results().await.unwrap().len(), 4, "results stay");
+        assert_eq!(db.apply_retention(1).await.unwrap(), 0);
+    }
 }

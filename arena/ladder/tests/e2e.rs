@@ -112,6 +112,14 @@ fn start(data: &Path, db: Option<&str>, config: &Path) -> Server {
     }
 }
 
+/// A test that fails leaves no server behind.
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 impl Server {
     fn restart(&mut self) {
         let new = start(&self.data, self.db.as_deref(), &self.config);
@@ -652,6 +660,25 @@ fn run_ladder(db: Option<&str>) {
     }
     let ratings: Vec<f64> = rows.iter().map(|r| r["rating"].as_f64().unwrap()).collect();
     assert!(ratings.windows(2).all(|w| w[0] >= w[1]), "{board}");
+
+    // Every route of the OpenAPI document is served (none answers with the
+    // router's fallbacks); the unit test in api.rs checks the other way.
+    let doc: Value = s.get("/api/openapi.json").1;
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for method in item.as_object().unwrap().keys() {
+            let url = format!(
+                "http://{}{}",
+                s.base,
+                path.replace("{name}", "greedy").replace("{id}", "1")
+            );
+            let (st, body) = http(&method.to_uppercase(), &url, &[], None);
+            let text = String::from_utf8_lossy(&body);
+            assert!(
+                st != 405 && !text.contains("no such route"),
+                "{method} {path}: {st} {text}"
+            );
+        }
+    }
 
     // Ratings rebuilt from the export alone, through the same pure function.
     let (_, jsonl_live) = s.get_raw("/api/games.jsonl");
