@@ -821,3 +821,63 @@ fn fresh_database(url: &str) -> String {
     let (base, _) = url.rsplit_once('/').expect("postgres://.../DB");
     format!("{base}/{name}")
 }
+
+/// Without a usable sandbox (here: no bubblewrap on PATH) the server
+/// refuses to start; `--sandbox none` starts it, with a warning on every
+/// response.
+#[test]
+fn without_a_sandbox_it_refuses_to_start_unless_told() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = Command::new(ladder_bin())
+        .args(["serve", "--listen", "127.0.0.1:0", "--data"])
+        .arg(tmp.path().join("data"))
+        .env("PATH", "/nonexistent")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("the sandbox cannot be set up here"), "{err}");
+    assert!(err.contains("--sandbox none"), "{err}");
+
+    let mut child = Command::new(ladder_bin())
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--workers",
+            "0",
+            "--sandbox",
+            "none",
+            "--data",
+        ])
+        .arg(tmp.path().join("data"))
+        .env("PATH", "/nonexistent")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let line = lines.next().unwrap().unwrap();
+    let addr = line
+        .strip_prefix("arena-ladder: listening on http://")
+        .unwrap()
+        .to_string();
+    let out = Command::new("curl")
+        .args(["-s", "-i"])
+        .arg(format!("http://{addr}/api/nothing"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_lowercase();
+    assert!(
+        text.contains("arena-warning: this ladder runs bots without a sandbox"),
+        "{text}"
+    );
+    let (_, health) = http("GET", &format!("http://{addr}/api/health"), &[], None);
+    let health = json(&health);
+    assert_eq!(health["sandbox"], "none");
+    assert!(health["warning"]
+        .as_str()
+        .unwrap()
+        .contains("without a sandbox"));
+    unsafe { libc_kill(child.id() as i32, 15) };
+    assert!(child.wait().unwrap().success());
+}
