@@ -362,12 +362,12 @@ async fn upload(
     }
     let command = serde_json::to_string(&manifest.command).expect("strings serialize");
     let limits_json = serde_json::to_string(&manifest.limits).expect("limits serialize");
+    app.store_version(bot, &unpacked.sha256, &dest, manifest.build.as_deref())?;
     let (version, new) = app
         .db
         .add_version(bot, &unpacked.sha256, &command, &limits_json)
         .await?;
     if new {
-        app.store_version(version.id, &dest, manifest.build.as_deref())?;
         app.builds.notify_one();
     }
     let status = if new {
@@ -406,17 +406,16 @@ async fn bot(
     let names = standing::version_names(&app.db).await?;
     let mut against: BTreeMap<String, [u64; 3]> = BTreeMap::new();
     for (_, _, s0, s1, p0) in app.db.results().await? {
-        let (me, other, points) = if mine.contains(&s0) {
-            (s0, s1, p0)
+        let (other, points) = if mine.contains(&s0) {
+            (s1, p0)
         } else if mine.contains(&s1) {
-            (s1, s0, 1.0 - p0)
+            (s0, 1.0 - p0)
         } else {
             continue;
         };
         if mine.contains(&other) {
             continue;
         }
-        let _ = me;
         let opp = names
             .get(&other)
             .cloned()

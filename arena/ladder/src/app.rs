@@ -3,9 +3,9 @@
 //! with SIGTERM handling).
 //!
 //! The data directory holds `ladder.db` (SQLite, unless `--db` names
-//! another database) and `versions/ID/bot/`, each version's unpacked (and
-//! then built) directory, immutable once checked; `incoming/` holds uploads
-//! while they are unpacked.
+//! another database), `versions/BOT-SHA256/bot/`, each version's unpacked
+//! (and then built) directory, immutable once checked, `logs/`, the bots'
+//! stderr per game, and `incoming/`, uploads while they are unpacked.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -84,45 +84,56 @@ impl App {
             })
     }
 
-    /// Where version `id`'s bot directory lives.
-    pub fn version_dir(&self, id: i64) -> PathBuf {
-        self.data.join("versions").join(id.to_string()).join("bot")
+    /// Where a version's bot directory lives: named by its bot and its
+    /// content, so that it is put in place before the version's row exists
+    /// (a server killed between the two leaves no row without files).
+    pub fn version_dir(&self, bot_id: i64, sha256: &str) -> PathBuf {
+        self.data
+            .join("versions")
+            .join(format!("{bot_id}-{sha256}"))
+            .join("bot")
     }
 
-    /// Moves a freshly unpacked bot into place for version `id`, with its
-    /// build command beside it (not inside: the bot must not rewrite it).
+    /// Moves a freshly unpacked bot into place, with its build command
+    /// beside it (not inside: the bot's build must not rewrite it). The
+    /// rename comes last, so a directory in place is always whole; one that
+    /// is there already (the same content uploaded before) is kept.
     pub fn store_version(
         &self,
-        id: i64,
+        bot_id: i64,
+        sha256: &str,
         unpacked: &Path,
         build: Option<&str>,
     ) -> Result<(), ApiError> {
         let internal = |e: std::io::Error| {
-            eprintln!("arena-ladder: storing version {id}: {e}");
+            eprintln!("arena-ladder: storing an upload of bot {bot_id}: {e}");
             ApiError::new(
                 axum::http::StatusCode::INTERNAL_SERVER_ERROR,
                 "internal",
                 "could not store the upload",
             )
         };
-        let dir = self.version_dir(id);
-        let parent = dir.parent().expect("versions/ID");
-        // A version dir left by a server killed mid-upload is replaced.
+        let dir = self.version_dir(bot_id, sha256);
+        if dir.is_dir() {
+            return Ok(());
+        }
+        let parent = dir.parent().expect("versions/BOT-SHA");
+        // What a server killed mid-upload left (no `bot/` yet) is replaced.
         let _ = std::fs::remove_dir_all(parent);
         std::fs::create_dir_all(parent).map_err(internal)?;
         if let Some(b) = build {
             std::fs::write(parent.join("build.sh"), b).map_err(internal)?;
         }
-        std::fs::rename(unpacked, &dir).map_err(internal)?;
         if nix::unistd::geteuid().is_root() {
-            chown_tree(&dir, BOT_OWNER).map_err(internal)?;
+            chown_tree(unpacked, BOT_OWNER).map_err(internal)?;
         }
+        std::fs::rename(unpacked, &dir).map_err(internal)?;
         Ok(())
     }
 
-    /// The build command stored for version `id`.
-    pub fn build_command(&self, id: i64) -> Option<String> {
-        let path = self.version_dir(id).parent()?.join("build.sh");
+    /// The build command stored for a version.
+    pub fn build_command(&self, bot_id: i64, sha256: &str) -> Option<String> {
+        let path = self.version_dir(bot_id, sha256).parent()?.join("build.sh");
         std::fs::read_to_string(path).ok()
     }
 }

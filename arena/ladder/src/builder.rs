@@ -64,11 +64,11 @@ async fn one(app: &App, v: &Version) -> Result<(), crate::db::DbError> {
     if !app.db.advance(v.id, "queued", "building", None).await? {
         return Ok(());
     }
-    let dir = app.version_dir(v.id);
+    let dir = app.version_dir(v.bot_id, &v.sha256);
     let limits: LimitSettings = serde_json::from_str(&v.limits).unwrap_or_default();
     let command: Vec<String> = serde_json::from_str(&v.command).unwrap_or_default();
     let mut build_log = String::new();
-    if let Some(line) = app.build_command(v.id) {
+    if let Some(line) = app.build_command(v.bot_id, &v.sha256) {
         let b = &app.config.build;
         let job = BuildJob {
             command: vec!["sh".into(), "-c".into(), line.clone()],

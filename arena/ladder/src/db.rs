@@ -889,6 +889,21 @@ impl Db {
         Ok(done.rows_affected() == 1)
     }
 
+    /// Removes a game that cannot be played (never a bot's doing: an
+    /// opening the game refuses, say) under its live lease; false if the
+    /// lease is not current. It was never played, so nothing is lost.
+    pub async fn drop_unplayable(&self, game: i64, token: &str) -> Result<bool, DbError> {
+        let done = sqlx::query(
+            "DELETE FROM games WHERE id = $1 AND status = 'leased' AND lease_token = $2",
+        )
+        .bind(game)
+        .bind(token)
+        .execute(&self.pool)
+        .await
+        .map_err(sql("drop game"))?;
+        Ok(done.rows_affected() == 1)
+    }
+
     /// Expired leases go back to the queue; returns how many.
     pub async fn expire_leases(&self) -> Result<u64, DbError> {
         let done = sqlx::query(
@@ -1127,6 +1142,10 @@ mod tests {
         assert!(db.heartbeat(l2.game.id, "t2", 60).await.unwrap());
         assert!(db.return_lease(l2.game.id, "t2").await.unwrap());
         assert_eq!(db.game_counts().await.unwrap().get("queued"), Some(&1));
+        let l4 = db.take_lease("w4", "t4", 60).await.unwrap().unwrap();
+        assert!(!db.drop_unplayable(l4.game.id, "t2").await.unwrap());
+        assert!(db.drop_unplayable(l4.game.id, "t4").await.unwrap());
+        assert_eq!(db.game_counts().await.unwrap().get("queued"), None);
     }
 
     #[tokio::test]

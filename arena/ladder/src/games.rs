@@ -128,7 +128,7 @@ async fn fill(app: &App, rng: &mut ChaCha8Rng) -> Result<(), crate::db::DbError>
 fn contestant(app: &App, v: &crate::db::Version) -> Contestant {
     Contestant {
         name: crate::standing::version_name(&v.bot, v.seq),
-        dir: app.version_dir(v.id),
+        dir: app.version_dir(v.bot_id, &v.sha256),
         command: serde_json::from_str(&v.command).unwrap_or_default(),
         limits: serde_json::from_str::<LimitSettings>(&v.limits).unwrap_or_default(),
     }
@@ -137,6 +137,10 @@ fn contestant(app: &App, v: &crate::db::Version) -> Contestant {
 /// How long a stopping server waits for a game in progress before it
 /// gives the game back to the queue.
 const STOP_GRACE: Duration = Duration::from_secs(20);
+
+/// Leases a game that fails to start (not through a bot: those are
+/// results) gets before it is dropped.
+const MAX_ATTEMPTS: i64 = 3;
 
 /// A built-in worker: takes leases and plays them until the ladder stops.
 pub async fn worker(app: Arc<App>, n: usize) {
@@ -232,6 +236,16 @@ async fn play_lease(app: &App, owner: &str, lease: Lease) {
     beat.abort();
     let record = match outcome {
         None => return give_back("the server is stopping".into()).await,
+        Some(Err(e)) if g.attempts >= MAX_ATTEMPTS => {
+            eprintln!(
+                "arena-ladder: {owner}: game {}: {e}; after {} attempts it is dropped (it was never played)",
+                g.id, g.attempts
+            );
+            if let Err(e) = app.db.drop_unplayable(g.id, token).await {
+                eprintln!("arena-ladder: {owner}: {e}");
+            }
+            return;
+        }
         Some(Err(e)) => return give_back(e.to_string()).await,
         Some(Ok(r)) => r,
     };

@@ -764,6 +764,17 @@ fn run_ladder(db: Option<&str>) {
             );
         }
     }
+    if db.is_none() {
+        let bytes: u64 = ["ladder.db", "ladder.db-wal"]
+            .iter()
+            .filter_map(|f| std::fs::metadata(data.join(f)).ok())
+            .map(|m| m.len())
+            .sum();
+        println!(
+            "ladder e2e (sqlite): database {bytes} bytes for {n_games} games with their records: {} bytes per game",
+            bytes / n_games.max(1) as u64
+        );
+    }
     println!(
         "ladder e2e ({}): {n_games} games; leaderboard: {}",
         if db.is_some() { "postgres" } else { "sqlite" },
