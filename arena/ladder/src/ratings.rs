@@ -7,7 +7,10 @@
 //! that plays continuously. The games, in id order, are cut into rating
 //! periods of [`RatingSettings::period_games`] games each; the last period
 //! may be partial and counts like the others (so the ratings move with every
-//! game, and a rebuild from the same games cuts the same periods). In a
+//! game, and a rebuild from the same games cuts the same periods). Id order
+//! is the order games were scheduled, not finished: a game that finishes
+//! late takes its place among the games scheduled around it, so the ratings
+//! are a function of the set of finished games, whatever order they came in. In a
 //! period every version's rating is updated from the ratings everybody had
 //! at its start; a version that has played before but not in this period has
 //! its deviation grow, as Glicko-2 prescribes.
