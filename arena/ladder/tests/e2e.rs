@@ -361,6 +361,10 @@ fn done_games(s: &Server) -> BTreeMap<i64, (i64, i64, String)> {
     out
 }
 
+fn done_ids(s: &Server) -> Vec<i64> {
+    done_games(s).into_keys().collect()
+}
+
 fn run_ladder(db: Option<&str>) {
     assert!(
         Command::new("curl").arg("--version").output().is_ok(),
@@ -660,6 +664,28 @@ fn run_ladder(db: Option<&str>) {
     }
     let ratings: Vec<f64> = rows.iter().map(|r| r["rating"].as_f64().unwrap()).collect();
     assert!(ratings.windows(2).all(|w| w[0] >= w[1]), "{board}");
+
+    // One game, and the export from an id on.
+    let (&first_id, _) = after.iter().next().unwrap();
+    let (st, g) = s.get(&format!("/api/games/{first_id}"));
+    assert_eq!(st, 200, "{g}");
+    assert_eq!(g["status"], "done");
+    assert_eq!(g["record"]["index"], first_id);
+    assert_eq!(g["record"]["seats"][0]["name"], g["seat0"], "{g}");
+    let (st, _) = s.get("/api/games/999999");
+    assert_eq!(st, 404);
+    let middle = *after.keys().nth(after.len() / 2).unwrap();
+    let (_, tail) = s.get_raw(&format!("/api/games.jsonl?since={middle}"));
+    let tail_ids: Vec<i64> = String::from_utf8(tail)
+        .unwrap()
+        .lines()
+        .map(|l| json(l.as_bytes())["index"].as_i64().unwrap())
+        .collect();
+    let expected: Vec<i64> = done_ids(&s)
+        .into_iter()
+        .filter(|id| *id > middle)
+        .collect();
+    assert_eq!(tail_ids, expected);
 
     // Every route of the OpenAPI document is served (none answers with the
     // router's fallbacks); the unit test in api.rs checks the other way.
