@@ -681,10 +681,7 @@ fn run_ladder(db: Option<&str>) {
         .lines()
         .map(|l| json(l.as_bytes())["index"].as_i64().unwrap())
         .collect();
-    let expected: Vec<i64> = done_ids(&s)
-        .into_iter()
-        .filter(|id| *id > middle)
-        .collect();
+    let expected: Vec<i64> = done_ids(&s).into_iter().filter(|id| *id > middle).collect();
     assert_eq!(tail_ids, expected);
 
     // Every route of the OpenAPI document is served (none answers with the
@@ -755,6 +752,23 @@ fn run_ladder(db: Option<&str>) {
     let (st, csv) = s.get_raw("/api/games.csv");
     assert_eq!(st, 200);
     let (_, board_again) = s.get("/api/leaderboard");
+    // The organiser's writes: an author may not retire, an admin may; a
+    // retired bot leaves the leaderboard (its games stay); a failed version
+    // is built again on request.
+    assert_eq!(s.post(&bob, "/api/bots/c-random/retire", b"{}").0, 403);
+    assert_eq!(s.post(&org, "/api/bots/c-random/retire", b"{}").0, 200);
+    let (_, smaller) = s.get("/api/leaderboard");
+    assert_eq!(smaller.as_array().unwrap().len(), 3, "{smaller}");
+    assert!(smaller
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|r| r["bot"] != "c-random"));
+    let (st, e) = s.upload(&ann, "c-random", gz, &bots[1].1);
+    assert_eq!(st, 403, "a retired bot takes no uploads: {e}");
+    let broken_id = broken["versions"][0]["id"].as_i64().unwrap();
+    let (st, r) = s.post(&org, &format!("/api/versions/{broken_id}/rebuild"), b"{}");
+    assert_eq!((st, r["status"].as_str()), (200, Some("queued")), "{r}");
     unsafe { libc_kill(s.child.id() as i32, 15) };
     assert!(s.child.wait().unwrap().success());
     assert_eq!(
