@@ -7,3 +7,41 @@
 //! `arena serve` and `arena ladder ...` to the `arena-ladder` binary beside it, the way
 //! cargo and git run their external subcommands.
 #![warn(missing_docs)]
+
+pub mod api;
+pub mod app;
+pub mod archive;
+pub mod authors;
+pub mod builder;
+pub mod config;
+pub mod db;
+pub mod games;
+pub mod matchmaking;
+pub mod play;
+pub mod ratings;
+pub mod standing;
+pub mod token;
+
+#[cfg(test)]
+mod layer_tests {
+    /// docs/architecture.md's rule for the server: no SQL outside its
+    /// database module (`db.rs` and the migrations).
+    #[test]
+    fn only_the_database_module_writes_sql() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if name == "db.rs" || name == "lib.rs" {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            for needle in ["sqlx::", "SELECT ", "UPDATE ", "INSERT INTO", "DELETE FROM"] {
+                assert!(
+                    !text.contains(needle),
+                    "{name} names `{needle}`: SQL belongs in db.rs"
+                );
+            }
+        }
+    }
+}

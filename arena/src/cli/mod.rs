@@ -10,6 +10,7 @@ mod bench;
 mod bot_first;
 mod check_bot;
 mod export;
+mod external;
 mod r#match;
 mod merge;
 mod openings;
@@ -30,7 +31,12 @@ use arena::display::escape;
 /// Referee and tournament harness for bot-versus-bot Dakon and Ludus latrunculorum.
 #[derive(Parser)]
 // Alone, `arena` prints the help to stderr and exits with 2, as clap tools do.
-#[command(name = "arena", version, arg_required_else_help = true)]
+#[command(
+    name = "arena",
+    version,
+    arg_required_else_help = true,
+    after_help = "The ladder: `arena serve` and `arena ladder author ...` run the `arena-ladder` program (beside arena, else on PATH)."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -233,6 +239,9 @@ impl From<arena::tools::bench::BenchError> for Error {
 /// Runs `arena`: parses the command line, runs the command, prints why it
 /// failed (made safe for a terminal) and returns its exit code.
 pub fn main() -> ExitCode {
+    if let Some(code) = external::forward_if_asked() {
+        return code;
+    }
     pipe::install();
     let cli = Cli::parse();
     let runs_bots = cli.command.runs_bots();

@@ -1013,6 +1013,16 @@ fn openings_choice(
     raw: &RawConfig,
     base: &Path,
 ) -> Result<(OpeningChoice, String), (String, String)> {
+    openings_value_choice(raw.openings.as_ref(), raw.random_opening_plies, base)
+}
+
+/// [`openings_choice`] on the two keys themselves (the ladder has no
+/// `RawConfig`).
+fn openings_value_choice(
+    openings: Option<&toml::Value>,
+    random_opening_plies: Option<u32>,
+    base: &Path,
+) -> Result<(OpeningChoice, String), (String, String)> {
     let plies = |k: i64, key: &str| -> Result<OpeningChoice, (String, String)> {
         match u32::try_from(k) {
             Ok(0) => Ok(OpeningChoice::None),
@@ -1020,7 +1030,7 @@ fn openings_choice(
             _ => Err((key.to_string(), format!("must be from 0 to 200; got {k}"))),
         }
     };
-    let value = match (&raw.openings, raw.random_opening_plies) {
+    let value = match (openings, random_opening_plies) {
         (Some(_), Some(_)) => {
             return Err((
                 "random_opening_plies".into(),
@@ -1106,6 +1116,83 @@ fn openings_choice(
         }
         _ => Err(("openings".into(), usage.into())),
     }
+}
+
+/// What a ladder config (`arena serve --config ladder.toml`) shares with a
+/// tournament config, validated by the same code: the game with its
+/// `[params]`, `[time_control]` (and the top-level `clock`) and `openings`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameSection {
+    pub game: String,
+    /// Every parameter, in the game's canonical order, defaults filled in.
+    pub params: Vec<(String, String)>,
+    pub time_control: TimeControl,
+    /// Random plies each pair opens with (0 with a suite, or none).
+    pub random_opening_plies: u32,
+    /// The opening suite, read and checked.
+    pub openings: Option<crate::run::openings::SuiteSpec>,
+}
+
+/// Validates the tournament keys a ladder config uses (see [`GameSection`]);
+/// errors are `file: key: reason` with the tournament's keys. `file`'s
+/// directory anchors an openings file.
+pub fn game_section(
+    file: &Path,
+    game: &str,
+    params: &BTreeMap<String, toml::Value>,
+    time_control: toml::Value,
+    clock: Option<Clock>,
+    openings: Option<&toml::Value>,
+) -> Result<GameSection, ConfigError> {
+    let err = |key: &str, reason: String| ConfigError {
+        file: file.to_path_buf(),
+        key: key.to_string(),
+        reason,
+    };
+    let mut texts = Vec::new();
+    for (k, v) in params {
+        let text = match v {
+            toml::Value::String(s) => s.clone(),
+            toml::Value::Integer(i) => i.to_string(),
+            toml::Value::Boolean(b) => b.to_string(),
+            toml::Value::Float(f) => f.to_string(),
+            _ => {
+                return Err(err(
+                    &format!("params.{k}"),
+                    "must be a string, integer, float or boolean".into(),
+                ))
+            }
+        };
+        texts.push((k.clone(), text));
+    }
+    let engine = games::new_game(game, &texts).map_err(|e| {
+        let key = match &e {
+            games::ParamError::UnknownGame { .. } => "game".to_string(),
+            games::ParamError::Unknown { key, .. }
+            | games::ParamError::Invalid { key, .. }
+            | games::ParamError::Duplicate { key } => format!("params.{key}"),
+        };
+        err(&key, e.to_string())
+    })?;
+    let raw_tc: RawTimeControl = from_value(time_control)
+        .map_err(|(key, reason)| err(&format!("time_control.{key}"), reason))?;
+    let time_control = time_control_of(&raw_tc, "time_control", clock)
+        .map_err(|(key, reason)| err(&key, reason))?;
+    let base = match file.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let (choice, opening_key) =
+        openings_value_choice(openings, None, base).map_err(|(k, why)| err(&k, why))?;
+    let resolved = crate::run::openings::resolve(&choice, &*engine)
+        .map_err(|e| err(&opening_key, e.to_string()))?;
+    Ok(GameSection {
+        game: game.to_string(),
+        params: engine.params(),
+        time_control,
+        random_opening_plies: resolved.random_plies,
+        openings: resolved.suite,
+    })
 }
 
 /// Why a time written in seconds (`--tc`, `--st`, `tc`, `st`) was refused.

@@ -66,16 +66,9 @@ impl RefereePlayer {
                 .iter()
                 .zip(sandboxes)
                 .map(|(b, &sandbox)| {
-                    let mut command = b.command.clone();
-                    if command[0].contains('/') {
-                        // Relative to the bot's cwd, made absolute: how a
-                        // relative program path combines with a child's cwd
-                        // is platform-specific.
-                        command[0] = b.cwd.join(&command[0]).display().to_string();
-                    }
                     Arc::new(BotSpec {
                         name: b.name.clone(),
-                        command,
+                        command: resolved_command(&b.command, &b.cwd),
                         cwd: Some(b.cwd.clone()),
                         env: b.env.clone().into_iter().collect(),
                         resources: b.limits.resources().expect("validated with the config"),
@@ -106,6 +99,18 @@ impl RefereePlayer {
             kept: Default::default(),
         }
     }
+}
+
+/// A bot's command as it is started in `cwd`: a program path with a `/` in
+/// it is relative to `cwd`, made absolute (how a relative program path
+/// combines with a child's cwd is platform-specific). Public for the ladder,
+/// which starts its bots as a tournament does.
+pub fn resolved_command(command: &[String], cwd: &Path) -> Vec<String> {
+    let mut command = command.to_vec();
+    if command.first().is_some_and(|c| c.contains('/')) {
+        command[0] = cwd.join(&command[0]).display().to_string();
+    }
+    command
 }
 
 /// The running processes of kept bots, by lane and bot (config order). A lane

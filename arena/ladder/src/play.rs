@@ -1,0 +1,265 @@
+//! One ladder game, played exactly as a tournament plays one: by arena's
+//! [`RefereePlayer`] (the referee, the sandbox, the limits, the clocks, the
+//! stderr logs, the record), with a fresh process for each bot.
+//!
+//! Every misbehaviour of a bot (it cannot start, crashes, times out, breaks
+//! the protocol) is a game result, a record with a forfeit, as in a
+//! tournament; [`play`] fails only on what is not the bots' doing: an
+//! opening that cannot be played, a log directory that cannot be made.
+//!
+//! Each game's stderr logs go to a directory of its own, made by [`play`]
+//! inside [`PlaySettings::log_dir`] (`game-XXXXXX/logs/`, removed again if no
+//! bot wrote anything); the record names them relative to `log_dir`.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arena::process::{BotSpec, LimitSettings, Limits, Sandbox};
+use arena::referee::{GameSetup, IllegalOpening, TimeControl};
+use arena::run::openings::{Order, SuiteSpec};
+use arena::run::referee_player::{resolved_command, RefereePlayer};
+use arena::run::runner::{Player, PlayerError};
+use arena::run::schedule::GameJob;
+use arena_core::games::AnyGame;
+use arena_core::protocol::Budget;
+use arena_core::record::GameRecord;
+
+/// One side of a ladder game: a version of a bot, unpacked and built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Contestant {
+    /// Its name in the record (the bot's name, say `name@3` for a version).
+    pub name: String,
+    /// Its directory: the bot's working directory, what its sandbox shows.
+    pub dir: PathBuf,
+    /// Its `arena-bot.toml` command; a program path with a `/` is relative
+    /// to `dir`.
+    pub command: Vec<String>,
+    /// Its `[limits]` (as read by `archive::read_manifest`, within the
+    /// ladder's maxima).
+    pub limits: LimitSettings,
+}
+
+/// How every game of the ladder is played.
+#[derive(Clone)]
+pub struct PlaySettings {
+    /// The game with its parameters (`arena_core::games::new_game`).
+    pub game: Arc<dyn AnyGame>,
+    /// The time control and clock, as a tournament's `[time_control]`.
+    pub time: TimeControl,
+    /// Whether the bot not on move keeps running (a tournament's `ponder`).
+    pub ponder: bool,
+    /// `Bwrap` or `None`, resolved ([`PlaySettings::new`]).
+    pub sandbox: Sandbox,
+    /// The referee's own limits on every bot (start-up time, grace, stderr
+    /// kept); [`play`] adds what the sandbox must hide and show.
+    pub limits: Limits,
+    /// Where each game's directory of stderr logs is made.
+    pub log_dir: PathBuf,
+    /// Directories a sandboxed bot's `#!` line may name an interpreter in,
+    /// besides the system's (a tournament's `interpreters`).
+    pub interpreters: Vec<PathBuf>,
+    /// What each bot is asked to search in each `go` (none by default).
+    pub budget: Budget,
+}
+
+impl std::fmt::Debug for PlaySettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PlaySettings")
+            .field("game", &self.game.name())
+            .field("params", &self.game.params())
+            .field("time", &self.time)
+            .field("sandbox", &self.sandbox)
+            .field("log_dir", &self.log_dir)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why a game could not be played (never a bot's misbehaviour: that is a
+/// record).
+#[derive(Debug, thiserror::Error)]
+pub enum PlayError {
+    /// The game or its parameters are unknown or invalid.
+    #[error("game `{game}`: {reason}")]
+    Game {
+        /// The game's name.
+        game: String,
+        /// Why it cannot be made.
+        reason: String,
+    },
+    /// The sandbox asked for cannot be set up here.
+    #[error("the sandbox cannot be set up: {0}")]
+    Sandbox(String),
+    /// The opening cannot be played from the initial position.
+    #[error(transparent)]
+    Opening(#[from] IllegalOpening),
+    /// The game's log directory could not be made.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The directory.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A contestant's limits cannot be set (a zero: `read_manifest` refuses
+    /// them, so only a caller's mistake).
+    #[error("{bot}: {reason}")]
+    Limits {
+        /// The contestant.
+        bot: String,
+        /// Which limit.
+        reason: String,
+    },
+    /// The referee's player failed (not a bot's doing).
+    #[error(transparent)]
+    Player(#[from] PlayerError),
+}
+
+impl PlaySettings {
+    /// The settings of a ladder playing `game` with `params` (as a
+    /// tournament config's `game` and `[params]`) under `time`, bots in
+    /// `sandbox` (`Auto` becomes `Bwrap` where it works here, else `None`
+    /// with the warning returned, which the server shows), logs under
+    /// `log_dir`; the rest as in a tournament by default.
+    pub fn new(
+        game: &str,
+        params: &[(String, String)],
+        time: TimeControl,
+        sandbox: Sandbox,
+        log_dir: PathBuf,
+    ) -> Result<(PlaySettings, Option<String>), PlayError> {
+        let made = arena_core::games::new_game(game, params).map_err(|e| PlayError::Game {
+            game: game.to_string(),
+            reason: e.to_string(),
+        })?;
+        let (sandbox, warning) = arena::process::sandbox::resolve(sandbox)
+            .map_err(|e| PlayError::Sandbox(e.to_string()))?;
+        Ok((
+            PlaySettings {
+                game: Arc::from(made),
+                time,
+                ponder: false,
+                sandbox,
+                limits: Limits::default(),
+                log_dir,
+                interpreters: Vec::new(),
+                budget: Budget::default(),
+            },
+            warning,
+        ))
+    }
+}
+
+/// Plays one game: `seat0` moves first from the position after `opening`
+/// (moves in protocol notation, played by the referee), both bots told
+/// `seed`. The record's `index`, `round` and `pair` are 0: the caller
+/// sets them to the ladder's ids.
+pub async fn play(
+    settings: &PlaySettings,
+    seat0: &Contestant,
+    seat1: &Contestant,
+    opening: &[String],
+    seed: u64,
+) -> Result<GameRecord, PlayError> {
+    let check = GameSetup {
+        game: settings.game.clone(),
+        index: 0,
+        round: 0,
+        pair: 0,
+        seed,
+        opening: opening.to_vec(),
+        time: settings.time,
+        seat_time: [None, None],
+        ponder: settings.ponder,
+        budgets: [settings.budget; 2],
+        log_dir: None,
+    };
+    check.check_opening()?;
+    let seats = [seat0, seat1];
+    let mut resources = Vec::new();
+    for c in seats {
+        resources.push(c.limits.resources().map_err(|e| PlayError::Limits {
+            bot: c.name.clone(),
+            reason: e.to_string(),
+        })?);
+    }
+
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| PlayError::Io { path, source }
+    };
+    std::fs::create_dir_all(&settings.log_dir).map_err(io(&settings.log_dir))?;
+    let log_root = std::path::absolute(&settings.log_dir).map_err(io(&settings.log_dir))?;
+    // A directory of its own, so that games played at once never share a
+    // log file; kept (the record names its files) unless left empty.
+    let game_dir = tempfile::Builder::new()
+        .prefix("game-")
+        .tempdir_in(&log_root)
+        .map_err(io(&log_root))?
+        .keep();
+
+    let player = RefereePlayer {
+        game: settings.game.clone(),
+        bots: seats
+            .iter()
+            .zip(resources)
+            .map(|(c, resources)| {
+                Arc::new(BotSpec {
+                    name: c.name.clone(),
+                    command: resolved_command(&c.command, &c.dir),
+                    cwd: Some(c.dir.clone()),
+                    env: Vec::new(),
+                    resources,
+                    sandbox: settings.sandbox,
+                    build: None,
+                    interpreters: settings.interpreters.clone(),
+                })
+            })
+            .collect(),
+        commands: seats.iter().map(|c| c.command.clone()).collect(),
+        keep: vec![false, false],
+        time: settings.time,
+        times: Vec::new(),
+        ponder: settings.ponder,
+        limits: Limits {
+            // The logs must not be seen by a bot whose directory holds them.
+            hide: vec![log_root.clone()],
+            bot_dirs: seats.iter().map(|c| c.dir.clone()).collect(),
+            ..settings.limits.clone()
+        },
+        // The opening as a suite of one line, which the job names.
+        opening_plies: 0,
+        openings: (!opening.is_empty()).then(|| {
+            Arc::new(SuiteSpec {
+                file: "ladder".into(),
+                order: Order::Sequential,
+                start: 1,
+                lines: vec![opening.join(" ")],
+            })
+        }),
+        budgets: vec![settings.budget; 2],
+        run_dir: game_dir.clone(),
+        kept: Default::default(),
+    };
+    let job = GameJob {
+        index: 0,
+        round: 0,
+        pair: 0,
+        seed,
+        seats: [0, 1],
+        opening: (!opening.is_empty()).then_some(0),
+    };
+    let played = player.play(job, 0).await;
+    player.finish_lane(0).await;
+    let _ = std::fs::remove_dir(game_dir.join(arena::store::LOGS));
+    let _ = std::fs::remove_dir(&game_dir);
+    let mut rec = played?;
+    // The record names its logs relative to `log_dir`, not the game's own
+    // directory.
+    let sub = game_dir.strip_prefix(&log_root).unwrap_or(&game_dir);
+    for s in &mut rec.seats {
+        for file in [&mut s.log, &mut s.transcript].into_iter().flatten() {
+            *file = sub.join(file.as_str()).display().to_string();
+        }
+    }
+    Ok(rec)
+}
