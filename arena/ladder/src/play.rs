@@ -172,6 +172,9 @@ pub async fn play(
         ponder: settings.ponder,
         budgets: [settings.budget; 2],
         log_dir: None,
+        // Ladder games are played to their end: strangers' bots' scores are
+        // not trusted to end a game (ladder.toml has no `[adjudication]`).
+        adjudication: Default::default(),
     };
     check.check_opening()?;
     let seats = [seat0, seat1];
@@ -220,6 +223,7 @@ pub async fn play(
         time: settings.time,
         times: Vec::new(),
         ponder: settings.ponder,
+        adjudication: Default::default(),
         limits: Limits {
             // The logs must not be seen by a bot whose directory holds them.
             hide: vec![log_root.clone()],
