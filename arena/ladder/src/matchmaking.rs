@@ -108,7 +108,7 @@ pub fn next_pairs(
     };
     let mut picked_id = last_played.values().copied().max().unwrap_or(0);
     let mut queue: Option<StaleQueue> = None;
-    let mut pairs = Vec::with_capacity(want);
+    let mut pairs = Vec::new();
     while pairs.len() < want {
         let free: Vec<usize> = (0..e.len())
             .filter(|&i| e[i].in_flight + GAMES_PER_PAIR <= cap)
