@@ -99,10 +99,16 @@ pub fn next_pairs(
     e.sort_by_key(|x| x.version);
     e.dedup_by_key(|x| x.version);
     let cap = settings.max_concurrent_per_bot.max(GAMES_PER_PAIR);
-    // Game ids of the pairs picked in this call: after every real game.
-    let mut last: HashMap<(i64, i64), i64> = last_played.clone();
+    // The pairs picked in this call, as if played after every real game
+    // (an overlay on `last_played`, which may hold every pair of a big
+    // ladder: it is not copied).
+    let mut last = Recency {
+        played: last_played,
+        picked: HashMap::new(),
+    };
     let mut picked_id = last_played.values().copied().max().unwrap_or(0);
-    let mut pairs = Vec::with_capacity(want);
+    let mut queue: Option<StaleQueue> = None;
+    let mut pairs = Vec::new();
     while pairs.len() < want {
         let free: Vec<usize> = (0..e.len())
             .filter(|&i| e[i].in_flight + GAMES_PER_PAIR <= cap)
@@ -110,7 +116,7 @@ pub fn next_pairs(
         if free.len() < 2 {
             break;
         }
-        let Some((a, b)) = pick(&e, &free, &last, settings, rng) else {
+        let Some((a, b)) = pick(&e, &free, &last, &mut queue, settings, rng) else {
             break;
         };
         for k in [a, b] {
@@ -118,17 +124,76 @@ pub fn next_pairs(
         }
         let (va, vb) = (e[a].version, e[b].version);
         picked_id += 1;
-        last.insert((va.min(vb), va.max(vb)), picked_id);
+        last.picked.insert((va.min(vb), va.max(vb)), picked_id);
         pairs.push((va, vb));
     }
     pairs
+}
+
+/// When each pair last played: the real games, then this call's picks.
+struct Recency<'a> {
+    played: &'a HashMap<(i64, i64), i64>,
+    picked: HashMap<(i64, i64), i64>,
+}
+
+impl Recency<'_> {
+    /// The id of the pair's last game; `i64::MIN` if it never played.
+    fn of(&self, a: i64, b: i64) -> i64 {
+        let key = (a.min(b), a.max(b));
+        self.picked
+            .get(&key)
+            .or_else(|| self.played.get(&key))
+            .copied()
+            .unwrap_or(i64::MIN)
+    }
+}
+
+/// Every pair of the call's entrants, least recently played first (ties in
+/// an order drawn from the generator), made at the call's first stale pick,
+/// so that a big ladder's pairs are looked at once per call, not once per
+/// pick. Within a call a version only loses room and a picked pair becomes
+/// the most recent: a pair passed over once stays passed over, so the queue
+/// is read once, front to back. Once it is empty, the pairs picked in this
+/// call are the only candidates left, and a scan finds the stalest.
+struct StaleQueue {
+    order: Vec<(i64, u64, u32, u32)>,
+    next: usize,
+}
+
+impl StaleQueue {
+    fn new(e: &[Entrant], last: &Recency, rng: &mut ChaCha8Rng) -> StaleQueue {
+        let n = e.len();
+        let mut order = Vec::with_capacity(n * n.saturating_sub(1) / 2);
+        for a in 0..n {
+            for b in a + 1..n {
+                let when = last.of(e[a].version, e[b].version);
+                order.push((when, rng.random::<u64>(), a as u32, b as u32));
+            }
+        }
+        order.sort_unstable();
+        StaleQueue { order, next: 0 }
+    }
+
+    /// The stalest pair of two versions with room, not picked in this call.
+    fn pop(&mut self, room: &[bool], last: &Recency, e: &[Entrant]) -> Option<(usize, usize)> {
+        while let Some(&(_, _, a, b)) = self.order.get(self.next) {
+            self.next += 1;
+            let (a, b) = (a as usize, b as usize);
+            let (va, vb) = (e[a].version, e[b].version);
+            if room[a] && room[b] && !last.picked.contains_key(&(va.min(vb), va.max(vb))) {
+                return Some((a, b));
+            }
+        }
+        None
+    }
 }
 
 /// One pick among the versions `free` (indices into `e`, ascending).
 fn pick(
     e: &[Entrant],
     free: &[usize],
-    last: &HashMap<(i64, i64), i64>,
+    last: &Recency,
+    queue: &mut Option<StaleQueue>,
     s: &MatchmakingSettings,
     rng: &mut ChaCha8Rng,
 ) -> Option<(usize, usize)> {
@@ -145,7 +210,13 @@ fn pick(
     }
     let draw: f64 = rng.random();
     if draw < s.stale_share {
-        return stalest(e, free, last, rng);
+        let queue = queue.get_or_insert_with(|| StaleQueue::new(e, last, rng));
+        let mut room = vec![false; e.len()];
+        free.iter().for_each(|&i| room[i] = true);
+        return match queue.pop(&room, last, e) {
+            Some((a, b)) => Some(if rng.random::<bool>() { (a, b) } else { (b, a) }),
+            None => stalest(e, free, last, rng),
+        };
     }
     if draw < s.stale_share + s.top_share {
         let mut by_rating = free.to_vec();
@@ -198,19 +269,14 @@ fn close_opponent(
 fn stalest(
     e: &[Entrant],
     among: &[usize],
-    last: &HashMap<(i64, i64), i64>,
+    last: &Recency,
     rng: &mut ChaCha8Rng,
 ) -> Option<(usize, usize)> {
     let mut best: Option<i64> = None;
     let mut ties: Vec<(usize, usize)> = Vec::new();
     for (x, &a) in among.iter().enumerate() {
         for &b in &among[x + 1..] {
-            let (va, vb) = (e[a].version, e[b].version);
-            // Never played: before every game id.
-            let when = last
-                .get(&(va.min(vb), va.max(vb)))
-                .copied()
-                .unwrap_or(i64::MIN);
+            let when = last.of(e[a].version, e[b].version);
             match best {
                 Some(t) if when > t => continue,
                 Some(t) if when == t => ties.push((a, b)),
@@ -317,6 +383,25 @@ mod tests {
         assert_eq!(a, b, "the entrants' order does not matter");
         let c = next_pairs(&e, &last, &s, &mut rng(10), 50);
         assert_ne!(a, c, "another seed, other pairs");
+    }
+
+    #[test]
+    fn stale_picks_go_round_the_pairs_and_go_on_when_all_were_picked() {
+        let e: Vec<Entrant> = (1..=3).map(|v| entrant(v, 1500.0, 50.0, 100)).collect();
+        let s = MatchmakingSettings {
+            stale_share: 1.0,
+            max_concurrent_per_bot: 1000,
+            ..Default::default()
+        };
+        let last = HashMap::from([((1, 2), 30), ((1, 3), 10), ((2, 3), 20)]);
+        let p = next_pairs(&e, &last, &s, &mut rng(4), 7);
+        let key = |(a, b): (i64, i64)| (a.min(b), a.max(b));
+        let keys: Vec<(i64, i64)> = p.into_iter().map(key).collect();
+        // Least recently played first, then round again in the order picked.
+        assert_eq!(
+            keys,
+            [(1, 3), (2, 3), (1, 2), (1, 3), (2, 3), (1, 2), (1, 3)]
+        );
     }
 
     /// 10,000 picks, each game finishing at once: every pair meets, close

@@ -98,3 +98,47 @@ fn rate_on_a_big_ladder() {
         );
     }
 }
+
+/// `matchmaking::next_pairs` with 1,000 entrants that have all met: the
+/// stalest-pair pick looks at every pair.
+#[test]
+#[ignore]
+fn next_pairs_on_a_big_ladder() {
+    use arena_ladder::matchmaking::{next_pairs, Entrant, MatchmakingSettings};
+    let entrants: Vec<Entrant> = (1..=1000)
+        .map(|v| Entrant {
+            version: v,
+            rating: 1000.0 + v as f64,
+            deviation: 50.0,
+            games: 1000,
+            in_flight: 0,
+        })
+        .collect();
+    let mut last = HashMap::new();
+    let mut id = 0;
+    for a in 1..=1000i64 {
+        for b in a + 1..=1000 {
+            id += 1;
+            last.insert((a, b), id);
+        }
+    }
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+    for want in [1, 16] {
+        let cpu = cpu_seconds();
+        let started = Instant::now();
+        let p = next_pairs(
+            &entrants,
+            &last,
+            &MatchmakingSettings::default(),
+            &mut rng,
+            want,
+        );
+        println!(
+            "next_pairs: 1000 entrants, {} pairs met, want {want}: {} pairs in {:.3} s of CPU ({:.3} s wall)",
+            last.len(),
+            p.len(),
+            cpu_seconds() - cpu,
+            started.elapsed().as_secs_f64()
+        );
+    }
+}
