@@ -7,7 +7,6 @@ use std::sync::Arc;
 use clap::Args;
 
 use super::Error;
-use arena::rating::RatingOptions;
 use arena::run::config::{Config, ConfigError};
 use arena::run::schedule::Shard;
 use arena::run::{self, ProgressMode, RefereePlayer, RunOptions};
@@ -171,7 +170,7 @@ fn run_one(args: &TournamentArgs, path: &Path) -> Result<(), Error> {
     );
     if args.shard.is_none() {
         let written =
-            arena::report::write_all(&summary.dir, &RatingOptions::default()).map_err(|e| {
+            arena::report::write_all(&summary.dir, &config.rating_options()).map_err(|e| {
                 Error::Failed(format!(
                     "every game is recorded, but the report failed: {e}"
                 ))
