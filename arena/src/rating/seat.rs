@@ -26,9 +26,16 @@ use super::Pool;
 /// refits finite when groups never met; it moves nothing else.
 const RIDGE: f64 = 1e-6;
 
-/// Beyond this many natural log-odds (about 5200 Elo) the advantage is
-/// taken to be infinite: one seat scored every point.
+/// Beyond this many natural log-odds (about 5200 Elo) an interval is
+/// open: the games put no bound on that side.
 const FAR: f64 = 30.0;
+
+/// An estimate beyond this many natural log-odds (about 1700 Elo) is
+/// taken to be infinite: the likelihood keeps rising as one seat's
+/// advantage grows (one seat scored every point, or a bot scored every
+/// point in one seat and its opponents every point in the other), and
+/// Newton's method only crawls after it.
+const UNBOUNDED: f64 = 10.0;
 
 /// The first seat's advantage in a pool.
 #[derive(Clone, Debug, PartialEq)]
@@ -144,11 +151,13 @@ impl Profile {
 
     /// Going from `from` in direction `dir`, where the test starts to
     /// reject at `z` (to 1e-5 nats); infinite if it never does within
-    /// [`FAR`].
-    fn bound(&mut self, from: f64, dir: f64, phi: f64, z: f64, start: &[f64]) -> f64 {
+    /// [`FAR`]. Steps double from the estimate; from an infinite estimate
+    /// (`from` far out, where the likelihood is flat and the rejection
+    /// region can be narrow) they are a fixed quarter nat.
+    fn bound(&mut self, from: f64, dir: f64, phi: f64, z: f64, start: &[f64], far: bool) -> f64 {
         let mut warm = start.to_vec();
         let mut inside = from;
-        let mut step = 0.05;
+        let mut step: f64 = if far { 0.25 } else { 0.05 };
         let outside = loop {
             let eta = from + dir * step;
             if self.root(eta, phi, &mut warm).abs() > z {
@@ -158,7 +167,7 @@ impl Profile {
             if (from + dir * step).abs() > FAR {
                 return dir * f64::INFINITY;
             }
-            step *= 2.0;
+            step = if far { step + 0.25 } else { 2.0 * step };
         };
         let (mut inside, mut outside) = (inside, outside);
         while (outside - inside).abs() > 1e-5 {
@@ -243,14 +252,18 @@ pub fn fit(pool: &Pool, z: f64) -> SeatAdvantage {
         }
         let step = (score.u / score.model).clamp(-2.0, 2.0);
         eta += step;
-        if eta.abs() > FAR {
+        if eta.abs() > UNBOUNDED {
             eta = eta.signum() * f64::INFINITY;
             break;
         }
         theta = p.theta(eta, theta);
         match p.score(&theta) {
-            Some(s) => score = s,
-            None => break,
+            Some(s) if s.model > 0.0 => score = s,
+            _ => {
+                // No information left: the likelihood is flat this far out.
+                eta = eta.signum() * f64::INFINITY;
+                break;
+            }
         }
         if step.abs() < 1e-10 {
             break;
@@ -265,17 +278,18 @@ pub fn fit(pool: &Pool, z: f64) -> SeatAdvantage {
     } else {
         1.0
     };
-    let from = eta.clamp(-FAR, FAR);
+    let from = eta.clamp(-UNBOUNDED, UNBOUNDED);
+    let far = eta.is_infinite();
     let start = p.theta(from, theta);
     let lo = if eta == f64::NEG_INFINITY {
         eta
     } else {
-        p.bound(from, -1.0, phi, z, &start)
+        p.bound(from, -1.0, phi, z, &start, far)
     };
     let hi = if eta == f64::INFINITY {
         eta
     } else {
-        p.bound(from, 1.0, phi, z, &start)
+        p.bound(from, 1.0, phi, z, &start, far)
     };
     out.elo = Some(eta * ELO_PER_NAT);
     out.interval = Some(Interval {
