@@ -449,3 +449,96 @@ fn a_perfect_score_is_flagged_and_open_ended() {
     assert_eq!(l[col("bt_note")], "anchor: the others are rated against it");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `arena match` prints cutechess's running score lines every
+/// `--score-every` games (no terminal here) and after the last, and
+/// `--confidence` sets the level of the Elo difference and of the ratings.
+#[test]
+fn a_match_prints_running_score_lines_and_takes_a_confidence() {
+    let dir = scratch("match");
+    let arena_bin = env!("CARGO_BIN_EXE_arena");
+    let bot = |name: &str| format!("{name}={arena_bin} bot-first");
+    let play = |out: &Path, extra: &[&str]| {
+        let (f, g) = (bot("f"), bot("g"));
+        let mut args = vec![
+            "match",
+            "--game",
+            "dakon",
+            "--param",
+            "holes=3",
+            "--games",
+            "6",
+            "--movetime",
+            "50",
+            "--sandbox",
+            "none",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+            "--bot",
+            &f,
+            "--bot",
+            &g,
+        ];
+        args.extend_from_slice(extra);
+        let o = arena(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let stdout = play(&dir.join("a"), &["--score-every", "4"]);
+    let scores: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("Score of f vs g: "))
+        .collect();
+    // After game 4 and after the last (6).
+    assert_eq!(scores.len(), 2, "{stdout}");
+    assert!(
+        scores[0].ends_with("] 4") && scores[1].ends_with("] 6"),
+        "{stdout}"
+    );
+    let elo: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("Elo difference: "))
+        .collect();
+    assert_eq!(elo.len(), 2, "{stdout}");
+    assert!(
+        elo[1].contains(" +/- ")
+            && elo[1].contains(", LOS: ")
+            && elo[1].contains(" %, DrawRatio: ")
+    );
+    assert!(stdout.contains("95% interval"), "{stdout}");
+
+    // The same games at 99%: wider, said so, and in summary.json.
+    let wide = play(&dir.join("b"), &["--confidence", "0.99"]);
+    assert!(wide.contains("99% interval"), "{wide}");
+    let half = |line: &str| -> f64 {
+        let after = line.split(" +/- ").nth(1).unwrap();
+        num(after.split(',').next().unwrap())
+    };
+    let last = |text: &str| {
+        text.lines()
+            .filter(|l| l.starts_with("Elo difference: "))
+            .last()
+            .unwrap()
+            .to_string()
+    };
+    assert!(
+        half(&last(&wide)) > half(&last(&stdout)),
+        "{wide}\n{stdout}"
+    );
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("b/summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["confidence"], 0.99);
+    assert_eq!(summary["games"], 6);
+
+    let o = arena(&[
+        "ratings",
+        dir.join("a").to_str().unwrap(),
+        "--confidence",
+        "95",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr)
+        .contains("--confidence 95 is not a level between 0.5 and 1"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

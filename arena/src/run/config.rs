@@ -90,6 +90,8 @@ struct RawConfig {
     /// The ratings' scale: a number (the main group's mean), `"BOT"` or
     /// `"BOT=ELO"`, as `arena ratings --anchor`.
     anchor: Option<toml::Value>,
+    /// The level of every interval of the ratings (default 0.95).
+    confidence: Option<f64>,
     /// `[defaults]`: merged into every bot before this is read (see
     /// [`merge_defaults`]); here only so that it is not an unknown key.
     #[serde(default)]
@@ -334,6 +336,9 @@ pub struct Config {
     /// [`RatingOptions::parse_anchor`] gives it. How the games are rated,
     /// not which are played: not part of the fingerprint.
     pub anchor: (f64, Option<String>),
+    /// `confidence`: the level of every interval of the ratings (0.95 by
+    /// default). Not part of the fingerprint either.
+    pub confidence: f64,
 }
 
 /// What identifies a tournament's results: everything that changes which
@@ -688,6 +693,10 @@ impl Config {
         }
 
         let anchor = anchor_of(raw.anchor.as_ref(), &bots).map_err(|why| err("anchor", why))?;
+        let confidence = RatingOptions::check_confidence(
+            raw.confidence.unwrap_or(RatingOptions::DEFAULT_CONFIDENCE),
+        )
+        .map_err(|why| err("confidence", why))?;
 
         let config = Config {
             file: path.to_path_buf(),
@@ -708,6 +717,7 @@ impl Config {
             time_control,
             bots,
             anchor,
+            confidence,
         };
         for i in 0..config.bots.len() {
             if config.bots[i].build.is_none() {
@@ -723,6 +733,7 @@ impl Config {
         RatingOptions {
             anchor: self.anchor.0,
             anchor_bot: self.anchor.1.clone(),
+            confidence: self.confidence,
             ..RatingOptions::default()
         }
     }
@@ -1550,6 +1561,8 @@ env = { X = "1" }
         assert_eq!(c.anchor, (1500.0, Some("a".into())));
         let c = parse(&good().replace("seed = 7", "seed = 7\nanchor = 2000")).unwrap();
         assert_eq!(c.anchor, (2000.0, None));
+        let c = parse(&good().replace("seed = 7", "seed = 7\nconfidence = 0.99")).unwrap();
+        assert_eq!(c.rating_options().confidence, 0.99);
         // Not part of what identifies the games.
         assert_eq!(
             c.normalized().fingerprint(),
@@ -1657,6 +1670,12 @@ env = { X = "1" }
                 "seed = 7\nanchor = true",
                 "anchor",
                 "expected a rating",
+            ),
+            (
+                "seed = 7",
+                "seed = 7\nconfidence = 95",
+                "confidence",
+                "95 is not a level between 0.5 and 1 (e.g. 0.95)",
             ),
         ];
         for (from, to, key, reason) in cases {
