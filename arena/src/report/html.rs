@@ -187,6 +187,10 @@ struct PageData {
     #[serde(skip_serializing_if = "Option::is_none")]
     blocks: Option<Blocks>,
     selection: Selection,
+    /// `summary.json` of the ratings, when the directory has one: the
+    /// seats' line under the standings.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ratings_summary: Option<serde_json::Value>,
 }
 
 fn game_view(r: &GameRecord, with_moves: bool) -> GameView<'_> {
@@ -472,10 +476,15 @@ pub fn render_html(title: &str, records: &[GameRecord], ratings: Option<&[Rating
     sorted.sort_by_key(|r| r.index);
     let page = collect(|| Ok(sorted.iter().map(|r| Ok((*r).clone()))), &[], None)
         .expect("records in memory read without error");
-    render(title, page, ratings)
+    render(title, page, ratings, None)
 }
 
-fn render(title: &str, page: Page, ratings: Option<&[RatingsRow]>) -> String {
+fn render(
+    title: &str,
+    page: Page,
+    ratings: Option<&[RatingsRow]>,
+    ratings_summary: Option<serde_json::Value>,
+) -> String {
     let totals = &page.totals;
     let standings = summary::standings_table(totals, ratings);
     let rating_chart = summary::rating_chart(totals, ratings, &standings.bots);
@@ -497,6 +506,7 @@ fn render(title: &str, page: Page, ratings: Option<&[RatingsRow]>) -> String {
             games: BLOCK_GAMES,
         }),
         selection: page.selection,
+        ratings_summary,
     };
     let title = escape_html(title);
     format!(
@@ -517,7 +527,7 @@ fn render(title: &str, page: Page, ratings: Option<&[RatingsRow]>) -> String {
 <p id="summary" class="muted"></p>
 </header>
 <main id="report">
-<section id="standings-section"><h2>Standings</h2><div id="standings"></div></section>
+<section id="standings-section"><h2>Standings</h2><div id="standings"></div><p id="seats" class="muted small"></p></section>
 <section id="rating-section"><h2>Ratings</h2><div id="rating-chart"></div></section>
 <div class="two">
 <section id="crosstable-section"><h2>Crosstable</h2><div id="crosstable"></div></section>
@@ -558,7 +568,12 @@ pub fn write_html(
         asked,
         Some(dir),
     )?;
-    let html = render(&title, page, ratings);
+    // Written with ratings.csv; a file that is not JSON is left out.
+    let ratings_summary = std::fs::read(dir.join(super::ratings::SUMMARY))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .filter(|_| ratings.is_some());
+    let html = render(&title, page, ratings, ratings_summary);
     store::write_atomic(dir, store::INDEX_HTML, html.as_bytes())?;
     Ok(dir.join(store::INDEX_HTML))
 }

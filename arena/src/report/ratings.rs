@@ -115,6 +115,17 @@ pub fn load_pool(path: &Path) -> Result<Pool, LoadError> {
     Ok(b.finish())
 }
 
+/// The Wilson interval of a record's score at level `confidence`, in
+/// percent (draws half a point).
+fn wilson_pct(t: &crate::standings::Tally, confidence: f64) -> Option<rating::stats::Interval> {
+    rating::stats::wilson(t.points(), t.games() as f64, rating::z_of(confidence)).map(|i| {
+        rating::stats::Interval {
+            lo: 100.0 * i.lo,
+            hi: 100.0 * i.hi,
+        }
+    })
+}
+
 fn opt(x: Option<f64>, decimals: usize) -> String {
     x.map_or_else(String::new, |v| format!("{v:.decimals$}"))
 }
@@ -125,7 +136,7 @@ pub fn write_ratings_csv<W: Write>(out: W, s: &Ratings) -> csv::Result<()> {
     w.write_record(RATINGS_COLUMNS)?;
     for b in &s.bots {
         let r = &b.record;
-        let wilson = b.evidence.wilson_pct();
+        let wilson = wilson_pct(&b.evidence, s.confidence);
         w.write_record([
             spreadsheet_safe(&b.name).into_owned(),
             r.games().to_string(),
@@ -159,7 +170,7 @@ pub fn write_crosstable_csv<W: Write>(out: W, s: &Ratings) -> csv::Result<()> {
     w.write_record(CROSSTABLE_COLUMNS)?;
     for c in &s.crosstable {
         let r = &c.record;
-        let wilson = c.evidence.wilson_pct();
+        let wilson = wilson_pct(&c.evidence, s.confidence);
         let st = &c.stats;
         let [p0, p1, p2, p3, p4] = st.pentanomial.0.map(|x| x.to_string());
         let mut row = vec![
