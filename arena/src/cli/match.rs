@@ -387,7 +387,8 @@ fn score_lines(names: &[String; 2], games: &[rating::pairing::PairGame], z: f64)
     let elo = match elo {
         Some(e) => format!(
             "Elo difference: {:.1} +/- {:.1}, LOS: {:.1} %, DrawRatio: {:.1} %",
-            e.elo,
+            // + 0.0: no `-0.0`.
+            e.elo + 0.0,
             (e.hi - e.lo) / 2.0,
             100.0 * e.los,
             100.0 * stats.draw_ratio.unwrap_or(0.0)
