@@ -542,3 +542,55 @@ fn a_match_prints_running_score_lines_and_takes_a_confidence() {
         .contains("--confidence 95 is not a level between 0.5 and 1"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A tournament config's `anchor` and `confidence` reach the ratings the
+/// run ends with; `--confidence` overrides the config's.
+#[test]
+fn a_tournament_rates_with_its_configs_anchor_and_confidence() {
+    let dir = scratch("config");
+    let arena_bin = env!("CARGO_BIN_EXE_arena");
+    let mut text = String::from(
+        "game = \"dakon\"\nseed = 4\ngames = 4\nanchor = \"b=2000\"\nconfidence = 0.9\n\
+         [params]\nholes = 3\n[time_control]\nmovetime_ms = 2000\n",
+    );
+    for name in ["a", "b", "c"] {
+        text.push_str(&format!(
+            "[[bots]]\nname = \"{name}\"\ncommand = [\"{arena_bin}\", \"bot-first\"]\n"
+        ));
+    }
+    let config = dir.join("t.toml");
+    std::fs::write(&config, text).unwrap();
+    let run = |out: &str, extra: &[&str]| {
+        let out = dir.join(out);
+        let mut args = vec![
+            "tournament",
+            config.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ];
+        args.extend_from_slice(extra);
+        let o = arena(&args);
+        let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+        assert!(
+            o.status.success(),
+            "{stdout}\n{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        (out, stdout)
+    };
+    let (out, stdout) = run("t", &[]);
+    assert!(stdout.contains("scale: b at 2000 (--anchor)"), "{stdout}");
+    assert!(stdout.contains("90% interval"), "{stdout}");
+    let ratings = read_csv(&out.join("ratings.csv"));
+    let col = |name: &str| ratings[0].iter().position(|c| c == name).unwrap();
+    let b = ratings.iter().find(|r| r[0] == "b").unwrap();
+    assert_eq!(b[col("bt_elo")], "2000.0");
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["confidence"], 0.9);
+
+    let (_, stdout) = run("u", &["--confidence", "0.8"]);
+    assert!(stdout.contains("80% interval"), "{stdout}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
