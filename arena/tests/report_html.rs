@@ -460,6 +460,35 @@ fn report_of_a_real_arena_match_works_in_a_headless_browser() {
             return;
         };
         check_in_browser(&bin, &dir, &page, &records);
+        // How the games were played, from the manifest and the records.
+        let run = run_chromium(&bin, &dir, &["--dump-dom"], &file_url(&page, "selftest"));
+        let facts = selftest(&run.stdout)["run_facts"].clone();
+        let manifest: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.join("tournament.json")).unwrap()).unwrap();
+        assert_eq!(facts["arena version"], manifest["arena_version"], "{facts}");
+        assert_eq!(facts["seed"], manifest["seed"].to_string(), "{facts}");
+        assert_eq!(
+            facts["time control"], "1000 ms per move (margin 50 ms)",
+            "{facts}"
+        );
+        assert_eq!(facts["clock"], "wall", "{facts}");
+        assert!(
+            facts["openings"].as_str().is_some_and(|o| !o.is_empty()),
+            "{facts}"
+        );
+        assert!(facts["sandbox"].as_str().is_some(), "{facts}");
+        let distinct = format!("distinct: {} openings, ", manifest["distinct"]["openings"]);
+        assert!(
+            facts["distinct games"]
+                .as_str()
+                .unwrap()
+                .starts_with(&distinct),
+            "{facts}"
+        );
+        let forfeits = records.iter().filter(|r| r.reason.is_forfeit()).count();
+        if forfeits == 0 {
+            assert_eq!(facts["forfeits by reason"], "none", "{facts}");
+        }
     }
 }
 

@@ -114,6 +114,18 @@
       el("thead", null, head), el("tbody", null, body));
     append(clear(document.getElementById("standings")), table);
     renderSeats();
+    renderRunFacts();
+  }
+
+  // How the games were played: the manifest's conditions and the forfeits.
+  function renderRunFacts() {
+    var box = document.getElementById("run-facts");
+    var rows = DATA.run_facts || [];
+    if (!box) return;
+    var body = rows.map(function (r) {
+      return el("tr", null, el("th", { text: r[0] }), el("td", { text: r[1] }));
+    });
+    append(clear(box), el("table", { id: "run-facts-table", "class": "data" }, el("tbody", null, body)));
   }
 
   // The seats' line from summary.json: seat 0's score and the first seat's
@@ -859,6 +871,10 @@
       out.charts = document.querySelectorAll("#rating-chart svg, #timeline svg").length;
       out.heatmap_cells = document.querySelectorAll("#crosstable-table td.heat").length;
       out.seats = (document.getElementById("seats") || {}).textContent || "";
+      out.run_facts = {};
+      Array.prototype.forEach.call(document.querySelectorAll("#run-facts-table tr"), function (tr) {
+        out.run_facts[tr.querySelector("th").textContent] = tr.querySelector("td").textContent;
+      });
       if (!replay) openReplay(DATA.games.length ? DATA.games[0].index : 0, 0);
       if (replay) {
         out.cpu_shown = Array.prototype.filter.call(
