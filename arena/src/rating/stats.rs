@@ -168,6 +168,18 @@ pub fn los(wins: u64, losses: u64) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The quantile inverts the CDF (to the CDF's own 1.2e-7), and gives
+    /// the familiar z values.
+    #[test]
+    fn the_normal_quantile_inverts_the_cdf() {
+        close(normal_quantile(0.975), Z95, 1e-8);
+        close(normal_quantile(0.995), 2.575_829_303_549, 1e-8);
+        close(normal_quantile(0.5), 0.0, 1e-12);
+        for p in [1e-6, 0.01, 0.02425, 0.3, 0.7, 0.99, 1.0 - 1e-6] {
+            close(normal_cdf(normal_quantile(p)), p, 2e-7);
+        }
+    }
     use crate::rating::close;
 
     #[test]
