@@ -518,7 +518,7 @@ fn a_match_prints_running_score_lines_and_takes_a_confidence() {
     let last = |text: &str| {
         text.lines()
             .filter(|l| l.starts_with("Elo difference: "))
-            .last()
+            .next_back()
             .unwrap()
             .to_string()
     };

@@ -457,7 +457,7 @@ pub fn run(args: MatchArgs) -> Result<(), Error> {
                 points: record.result.points(seat),
             });
             let every = args.score_every;
-            if terminal || (every > 0 && finished.len() as u64 % every == 0) {
+            if terminal || (every > 0 && (finished.len() as u64).is_multiple_of(every)) {
                 for line in score_lines(&names, &finished, z) {
                     println!("{line}");
                 }
@@ -466,7 +466,10 @@ pub fn run(args: MatchArgs) -> Result<(), Error> {
         })
         .await?;
         let every = args.score_every;
-        if !finished.is_empty() && !terminal && (every == 0 || finished.len() as u64 % every != 0) {
+        if !finished.is_empty()
+            && !terminal
+            && (every == 0 || !(finished.len() as u64).is_multiple_of(every))
+        {
             for line in score_lines(&names, &finished, z) {
                 println!("{line}");
             }

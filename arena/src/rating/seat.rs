@@ -72,13 +72,16 @@ impl SeatAdvantage {
     }
 }
 
+/// One game: (seat 0, seat 1, seat 0's points).
+type SeatGame = (usize, usize, f64);
+
 /// The games of a pool arranged for the seat's profile likelihood.
 struct Profile {
     counts: Counts,
     /// The constraints of the ratings: active bots average 0, idle bots 0.
     rows: Vec<Vec<f64>>,
     /// (seat 0, seat 1, seat 0's points) per game, by seat-swapped pair.
-    clusters: Vec<Vec<(usize, usize, f64)>>,
+    clusters: Vec<Vec<SeatGame>>,
     df: f64,
 }
 
@@ -190,7 +193,7 @@ pub fn fit(pool: &Pool, z: f64) -> SeatAdvantage {
     let groups = Groups::of(pool);
     let inside = |a: usize, b: usize| groups.of[a].is_some() && groups.of[a] == groups.of[b];
     let mut counts = Counts::new(pool.len());
-    let mut by_pair: BTreeMap<(u64, usize, usize), Vec<(usize, usize, f64)>> = BTreeMap::new();
+    let mut by_pair: BTreeMap<(u64, usize, usize), Vec<SeatGame>> = BTreeMap::new();
     let mut games = 0;
     let mut seat0_points = 0.0;
     for g in pool.games.iter().filter(|g| !g.repeat) {
@@ -358,7 +361,7 @@ mod tests {
     /// Seat 0 scores exactly half: no advantage, an interval around 0.
     #[test]
     fn even_seats_give_zero_inside_the_interval() {
-        let r = vec![(Seat0Wins, Seat1Wins), (Draw, Draw), (Seat1Wins, Seat0Wins)];
+        let r = [(Seat0Wins, Seat1Wins), (Draw, Draw), (Seat1Wins, Seat0Wins)];
         let s = fit(&pairs(&r.repeat(6)), Z95);
         close(s.elo.unwrap(), 0.0, 1e-6);
         let iv = s.interval.unwrap();
