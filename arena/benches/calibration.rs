@@ -7,7 +7,7 @@
 //! and bot, the share of intervals that held the truth with its own
 //! Wilson 95% interval; the figures are in `docs/statistics.md`.
 
-use arena::rating::calibration::{coverage, Regime};
+use arena::rating::calibration::{coverage, seat_coverage, Regime};
 
 fn main() {
     let args: Vec<String> = std::env::args()
@@ -40,5 +40,22 @@ fn main() {
     }
     for regime in Regime::others() {
         println!("{}", coverage(&regime, tournaments, seed).report());
+    }
+    // The first seat's advantage: how often its interval held the truth.
+    for advantage in [100.0, 0.0] {
+        let regime = Regime::seated(advantage);
+        let c = seat_coverage(&regime, tournaments, seed);
+        let iv = c.interval();
+        let verdict = if c.share() >= 0.93 { "met" } else { "MISSED" };
+        println!(
+            "{}\n  seat 0 advantage interval held {advantage:+.0} Elo: {:.1}% [{:.1}, {:.1}] \
+             of {} tournaments, open-ended {:.1}%\n  target >= 93%: {verdict}\n",
+            regime.name,
+            100.0 * c.share(),
+            100.0 * iv.lo,
+            100.0 * iv.hi,
+            c.tournaments,
+            100.0 * c.open as f64 / c.tournaments as f64,
+        );
     }
 }

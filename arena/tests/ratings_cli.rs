@@ -23,19 +23,23 @@ fn arena(args: &[&str]) -> Output {
 /// The hand-solvable pool: A-B one win and two draws for A (2 of 3
 /// points), B-C 2 wins to 1 for B, A-C 4 wins to 1 for A. Odds 2, 2 and 4
 /// are consistent, so the plain maximum-likelihood fit has A - B = B - C =
-/// 400 log10 2 = 120.41 Elo exactly.
+/// 400 log10 2 = 120.41 Elo exactly. The seats are such that seat 0's
+/// points are what that fit expects of it in every pairing (the first bot
+/// always in seat 0: 1/3 - 1/6 - 1/6, 1/3 + 1/3 - 2/3 and 4/5 - 4/5 above
+/// expectation), so the seat's advantage fitted with the ratings is 0 and
+/// leaves them where the hand put them.
 fn write_games(dir: &Path) -> PathBuf {
     let games: &[(&str, &str, &str)] = &[
         ("A", "B", "1-0"),
-        ("B", "A", "1/2-1/2"),
+        ("A", "B", "1/2-1/2"),
         ("A", "B", "1/2-1/2"),
         ("B", "C", "1-0"),
-        ("C", "B", "0-1"),
+        ("B", "C", "1-0"),
         ("B", "C", "0-1"),
         ("A", "C", "1-0"),
-        ("C", "A", "0-1"),
         ("A", "C", "1-0"),
-        ("C", "A", "0-1"),
+        ("A", "C", "1-0"),
+        ("A", "C", "1-0"),
         ("A", "C", "0-1"),
     ];
     let mut text = format!("{HEADER}\n");
@@ -131,7 +135,10 @@ fn ratings_from_a_report_dir_match_hand_computed_values() {
         assert!(num(&row[col("glicko2_vol")]) > 0.0);
     }
 
-    let cross = read_csv(&dir.join("crosstable.csv"));
+    let cross: Vec<Vec<String>> = read_csv(&dir.join("crosstable.csv"))
+        .into_iter()
+        .map(|r| r[..9].to_vec())
+        .collect();
     assert_eq!(
         cross,
         [
@@ -168,6 +175,10 @@ fn ratings_from_a_report_dir_match_hand_computed_values() {
     );
 
     assert!(ratings[1..].iter().all(|r| r[col("bt_mle")] == "yes"));
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap();
+    let w = summary["seat0_advantage_elo"].as_f64().unwrap();
+    assert!(w.abs() < 1e-6, "{summary}");
 
     // Same games, read from the file rather than the directory, rows in
     // another order: byte-identical files.
@@ -323,9 +334,13 @@ fn bad_input_gives_a_clear_error() {
 ///
 ///     ordo -p games.pgn -a 1500 -z 200.24094022767414 -N 2 -q
 ///
+///     ordo -p games.pgn -a 1500 -z 200.24094022767414 -N 2 -q -W
+///
 /// with Ordo 1.2.6 built from github.com/michiguel/Ordo (commit 17eec77,
 /// `make`). `-z 200.2409...` = 400 log10(0.76 / 0.24) puts Ordo on the
-/// logistic Elo scale (its default 202 is 1% wider); white advantage 0.
+/// logistic Elo scale (its default 202 is 1% wider); `-W` fits the white
+/// (seat 0) advantage with the ratings, as arena does: Ordo prints
+/// `White advantage = -17.94`.
 #[test]
 fn the_default_fit_equals_ordos() {
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/ordo/games.csv");
@@ -342,11 +357,11 @@ fn the_default_fit_equals_ordos() {
         String::from_utf8_lossy(&out.stderr)
     );
     let ordo = [
-        ("alpha", 1655.08),
-        ("bravo", 1585.13),
-        ("charlie", 1547.23),
-        ("delta", 1518.22),
-        ("echo", 1194.35),
+        ("alpha", 1655.42),
+        ("bravo", 1585.30),
+        ("charlie", 1547.30),
+        ("delta", 1518.23),
+        ("echo", 1193.75),
     ];
     let ratings = read_csv(&dir.join("ratings.csv"));
     let col = |name: &str| ratings[0].iter().position(|c| c == name).unwrap();
@@ -357,6 +372,30 @@ fn the_default_fit_equals_ordos() {
         assert!((ours - elo).abs() <= 0.1, "{bot}: {ours} vs Ordo's {elo}");
         assert_eq!(row[col("bt_mle")], "yes");
     }
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap();
+    let w = summary["seat0_advantage_elo"].as_f64().unwrap();
+    assert!((w - -17.94).abs() <= 0.01, "{summary}");
+    let (lo, hi) = (
+        summary["seat0_advantage_lo"].as_f64().unwrap(),
+        summary["seat0_advantage_hi"].as_f64().unwrap(),
+    );
+    assert!(lo < w && w < hi && lo < 0.0 && hi > 0.0, "{summary}");
+    // 34 seat-0 wins, 11 draws, 37 seat-1 wins.
+    assert_eq!(
+        [
+            &summary["seat0_wins"],
+            &summary["draws"],
+            &summary["seat1_wins"]
+        ],
+        [34, 11, 37]
+    );
+    assert!((summary["seat0_score"].as_f64().unwrap() - 39.5 / 82.0).abs() < 1e-12);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("seat 0 scored 48.2% of 82 games; seat 0 advantage -17.9 Elo [-101, +65] (95% interval, 82 games; bt_elo is fitted with it)"),
+        "{stdout}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -669,5 +708,150 @@ fn a_run_exported_as_csv_and_pgn_rates_the_same() {
         assert_eq!(p[..glicko], o[..glicko]);
         assert_eq!(p[col("bt_elo")..], o[col("bt_elo")..]);
     }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `arena match` prints cutechess's running score lines every
+/// `--score-every` games (no terminal here) and after the last, and
+/// `--confidence` sets the level of the Elo difference and of the ratings.
+#[test]
+fn a_match_prints_running_score_lines_and_takes_a_confidence() {
+    let dir = scratch("match");
+    let arena_bin = env!("CARGO_BIN_EXE_arena");
+    let bot = |name: &str| format!("{name}={arena_bin} bot-first");
+    let play = |out: &Path, extra: &[&str]| {
+        let (f, g) = (bot("f"), bot("g"));
+        let mut args = vec![
+            "match",
+            "--game",
+            "dakon",
+            "--param",
+            "holes=3",
+            "--games",
+            "6",
+            "--movetime",
+            "50",
+            "--sandbox",
+            "none",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+            "--bot",
+            &f,
+            "--bot",
+            &g,
+        ];
+        args.extend_from_slice(extra);
+        let o = arena(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let stdout = play(&dir.join("a"), &["--score-every", "4"]);
+    let scores: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("Score of f vs g: "))
+        .collect();
+    // After game 4 and after the last (6).
+    assert_eq!(scores.len(), 2, "{stdout}");
+    assert!(
+        scores[0].ends_with("] 4") && scores[1].ends_with("] 6"),
+        "{stdout}"
+    );
+    let elo: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("Elo difference: "))
+        .collect();
+    assert_eq!(elo.len(), 2, "{stdout}");
+    assert!(
+        elo[1].contains(" +/- ")
+            && elo[1].contains(", LOS: ")
+            && elo[1].contains(" %, DrawRatio: ")
+    );
+    assert!(stdout.contains("95% interval"), "{stdout}");
+
+    // The same games at 99%: wider, said so, and in summary.json.
+    let wide = play(&dir.join("b"), &["--confidence", "0.99"]);
+    assert!(wide.contains("99% interval"), "{wide}");
+    let half = |line: &str| -> f64 {
+        let after = line.split(" +/- ").nth(1).unwrap();
+        num(after.split(',').next().unwrap())
+    };
+    let last = |text: &str| {
+        text.lines()
+            .filter(|l| l.starts_with("Elo difference: "))
+            .next_back()
+            .unwrap()
+            .to_string()
+    };
+    assert!(
+        half(&last(&wide)) > half(&last(&stdout)),
+        "{wide}\n{stdout}"
+    );
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("b/summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["confidence"], 0.99);
+    assert_eq!(summary["games"], 6);
+
+    let o = arena(&[
+        "ratings",
+        dir.join("a").to_str().unwrap(),
+        "--confidence",
+        "95",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr)
+        .contains("--confidence 95 is not a level between 0.5 and 1"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A tournament config's `anchor` and `confidence` reach the ratings the
+/// run ends with; `--confidence` overrides the config's.
+#[test]
+fn a_tournament_rates_with_its_configs_anchor_and_confidence() {
+    let dir = scratch("config");
+    let arena_bin = env!("CARGO_BIN_EXE_arena");
+    let mut text = String::from(
+        "game = \"dakon\"\nseed = 4\ngames = 4\nanchor = \"b=2000\"\nconfidence = 0.9\n\
+         [params]\nholes = 3\n[time_control]\nmovetime_ms = 2000\n",
+    );
+    for name in ["a", "b", "c"] {
+        text.push_str(&format!(
+            "[[bots]]\nname = \"{name}\"\ncommand = [\"{arena_bin}\", \"bot-first\"]\n"
+        ));
+    }
+    let config = dir.join("t.toml");
+    std::fs::write(&config, text).unwrap();
+    let run = |out: &str, extra: &[&str]| {
+        let out = dir.join(out);
+        let mut args = vec![
+            "tournament",
+            config.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ];
+        args.extend_from_slice(extra);
+        let o = arena(&args);
+        let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+        assert!(
+            o.status.success(),
+            "{stdout}\n{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        (out, stdout)
+    };
+    let (out, stdout) = run("t", &[]);
+    assert!(stdout.contains("scale: b at 2000 (--anchor)"), "{stdout}");
+    assert!(stdout.contains("90% interval"), "{stdout}");
+    let ratings = read_csv(&out.join("ratings.csv"));
+    let col = |name: &str| ratings[0].iter().position(|c| c == name).unwrap();
+    let b = ratings.iter().find(|r| r[0] == "b").unwrap();
+    assert_eq!(b[col("bt_elo")], "2000.0");
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["confidence"], 0.9);
+
+    let (_, stdout) = run("u", &["--confidence", "0.8"]);
+    assert!(stdout.contains("80% interval"), "{stdout}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -377,6 +377,25 @@ fn report_with_ratings_csv_works_in_a_headless_browser() {
         return;
     };
     check_in_browser(&bin, &dir, &page, &records);
+    // The seats' line, as summary.json has it.
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap();
+    let run = run_chromium(&bin, &dir, &["--dump-dom"], &file_url(&page, "selftest"));
+    let seats = selftest(&run.stdout)["seats"].as_str().unwrap().to_string();
+    let score = format!(
+        "Seat 0 scored {:.1}% of {} games",
+        100.0 * summary["seat0_score"].as_f64().unwrap(),
+        summary["games"]
+    );
+    assert!(seats.starts_with(&score), "{seats} / {summary}");
+    match summary["seat0_advantage_elo"].as_f64() {
+        Some(w) => assert!(
+            seats.contains(&format!("Seat 0 advantage {w:+.1} Elo ["))
+                && seats.contains("(95% interval)"),
+            "{seats} / {summary}"
+        ),
+        None => assert!(seats.contains("Seat 0 advantage: "), "{seats}"),
+    }
 }
 
 /// Runs the arena binary from the repository root; panics with its stderr
@@ -441,6 +460,35 @@ fn report_of_a_real_arena_match_works_in_a_headless_browser() {
             return;
         };
         check_in_browser(&bin, &dir, &page, &records);
+        // How the games were played, from the manifest and the records.
+        let run = run_chromium(&bin, &dir, &["--dump-dom"], &file_url(&page, "selftest"));
+        let facts = selftest(&run.stdout)["run_facts"].clone();
+        let manifest: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.join("tournament.json")).unwrap()).unwrap();
+        assert_eq!(facts["arena version"], manifest["arena_version"], "{facts}");
+        assert_eq!(facts["seed"], manifest["seed"].to_string(), "{facts}");
+        assert_eq!(
+            facts["time control"], "1000 ms per move (margin 50 ms)",
+            "{facts}"
+        );
+        assert_eq!(facts["clock"], "wall", "{facts}");
+        assert!(
+            facts["openings"].as_str().is_some_and(|o| !o.is_empty()),
+            "{facts}"
+        );
+        assert!(facts["sandbox"].as_str().is_some(), "{facts}");
+        let distinct = format!("distinct: {} openings, ", manifest["distinct"]["openings"]);
+        assert!(
+            facts["distinct games"]
+                .as_str()
+                .unwrap()
+                .starts_with(&distinct),
+            "{facts}"
+        );
+        let forfeits = records.iter().filter(|r| r.reason.is_forfeit()).count();
+        if forfeits == 0 {
+            assert_eq!(facts["forfeits by reason"], "none", "{facts}");
+        }
     }
 }
 

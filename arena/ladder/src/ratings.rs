@@ -283,7 +283,10 @@ fn bradley_terry(
     if pool.len() < 2 || pool.len() > settings.bt_max_versions {
         return;
     }
-    let placed = groups::place(&pool, &RatingOptions::default());
+    let opts = RatingOptions::default();
+    // Fitted with the first seat's advantage, as a tournament's ratings are.
+    let eta = arena::rating::seat::fit(&pool, opts.z()).eta();
+    let placed = groups::place(&pool, &opts, eta);
     let finite = |x: f64| x.is_finite().then_some(x);
     for (i, name) in pool.names.iter().enumerate() {
         let v: i64 = name.parse().expect("pool names are version ids");

@@ -156,6 +156,16 @@ pub struct MatchArgs {
     /// logs/ (gameNNNNN-seatS-NAME.transcript, named in the records).
     #[arg(long)]
     transcript: bool,
+    /// The level of every interval: the running score line's Elo
+    /// difference and the ratings at the end.
+    #[arg(long, default_value_t = RatingOptions::DEFAULT_CONFIDENCE)]
+    confidence: f64,
+    /// Without a terminal, print the running score lines (`Score of A vs
+    /// B: ...`, `Elo difference: ...`) every N games and after the last
+    /// (0: only after the last); on a terminal they stay in place under the
+    /// game lines, updated after every game.
+    #[arg(long, value_name = "N", default_value_t = SCORE_EVERY)]
+    score_every: u64,
     /// Output directory for games.jsonl, games.csv and logs/ (a run
     /// directory, as a tournament's: refused if it holds a run).
     #[arg(long, default_value = "reports/match")]
@@ -381,9 +391,53 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
     })
 }
 
+/// How often, in games, the running score lines are printed without a
+/// terminal (`--score-every`).
+pub const SCORE_EVERY: u64 = 10;
+
+/// The running score of the first bot against the second as cutechess
+/// prints it, over the games finished in this sitting: `Score of A vs B:
+/// W - L - D  [score] N` and `Elo difference: x +/- y, LOS: z %,
+/// DrawRatio: d %`, the Elo from the pentanomial counts of the complete
+/// seat-swapped pairs (from the games' W-D-L until a pair is complete),
+/// `+/-` half its interval at `z`.
+fn score_lines(names: &[String; 2], games: &[rating::pairing::PairGame], z: f64) -> [String; 2] {
+    let count = |p: f64| games.iter().filter(|g| g.points == p).count() as u64;
+    let (w, d, l) = (count(1.0), count(0.5), count(0.0));
+    let n = games.len() as u64;
+    let points = w as f64 + 0.5 * d as f64;
+    let stats = rating::pairing::PairingStats::of(games, z);
+    let elo = if stats.pentanomial.pairs() > 0 {
+        stats.elo
+    } else {
+        rating::sprt::elo_estimate_at(&[l, d, w], z)
+    };
+    let score = format!(
+        "Score of {} vs {}: {w} - {l} - {d}  [{:.3}] {n}",
+        escape(&names[0]),
+        escape(&names[1]),
+        if n > 0 { points / n as f64 } else { 0.5 }
+    );
+    let elo = match elo {
+        Some(e) => format!(
+            "Elo difference: {:.1} +/- {:.1}, LOS: {:.1} %, DrawRatio: {:.1} %",
+            // + 0.0: no `-0.0`.
+            e.elo + 0.0,
+            (e.hi - e.lo) / 2.0,
+            100.0 * e.los,
+            100.0 * stats.draw_ratio.unwrap_or(0.0)
+        ),
+        None => "Elo difference: -".to_string(),
+    };
+    [score, elo]
+}
+
 /// `arena match`.
 pub fn run(args: MatchArgs) -> Result<(), Error> {
     let config = match_config(&args).map_err(Error::Usage)?;
+    let confidence = RatingOptions::check_confidence(args.confidence)
+        .map_err(|e| Error::Usage(format!("--confidence {e}")))?;
+    let z = rating::z_of(confidence);
     let (_, warning) = arena::process::sandbox::resolve(args.sandbox).map_err(Error::usage)?;
     if let Some(w) = &warning {
         eprintln!("arena match: warning: {w}");
@@ -414,15 +468,46 @@ pub fn run(args: MatchArgs) -> Result<(), Error> {
         let names = [config.bots[0].name.clone(), config.bots[1].name.clone()];
         let total = config.games;
         let quiet = args.quiet;
+        let terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
+        let mut finished: Vec<rating::pairing::PairGame> = Vec::new();
+        // Lines of the running score on the terminal, to be replaced.
+        let mut shown = 0;
         let summary = matchplay::run_match_with(&config, &run, |record, _, sprt| {
+            if shown > 0 {
+                // Up over the score lines, and clear to the end.
+                print!("\x1b[{shown}A\x1b[J");
+                shown = 0;
+            }
             if !quiet {
                 print_game(record, total);
             }
             if let Some(test) = sprt {
                 println!("sprt: {}", test.progress_line());
             }
+            let seat = usize::from(record.seats[0].name != names[0]);
+            finished.push(rating::pairing::PairGame {
+                pair: record.pair,
+                seat,
+                points: record.result.points(seat),
+            });
+            let every = args.score_every;
+            if terminal || (every > 0 && (finished.len() as u64).is_multiple_of(every)) {
+                for line in score_lines(&names, &finished, z) {
+                    println!("{line}");
+                }
+                shown = if terminal { 2 } else { 0 };
+            }
         })
         .await?;
+        let every = args.score_every;
+        if !finished.is_empty()
+            && !terminal
+            && (every == 0 || !(finished.len() as u64).is_multiple_of(every))
+        {
+            for line in score_lines(&names, &finished, z) {
+                println!("{line}");
+            }
+        }
         if summary.played_now < summary.games {
             println!(
                 "{} games were already in {}; {} played now",
@@ -433,8 +518,11 @@ pub fn run(args: MatchArgs) -> Result<(), Error> {
         }
         print_summary(&config, &names, &summary.tally);
         println!("{}", summary.distinct.line());
-        let written = arena::report::write_all(&config.out, &RatingOptions::default())
-            .map_err(Error::failed)?;
+        let opts = RatingOptions {
+            confidence,
+            ..RatingOptions::default()
+        };
+        let written = arena::report::write_all(&config.out, &opts).map_err(Error::failed)?;
         print!("{}", written.summary());
         if let Some(test) = &summary.sprt {
             println!("sprt {}: {}", test.params(), test.progress_line());

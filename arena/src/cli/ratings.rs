@@ -34,6 +34,10 @@ pub struct RatingsArgs {
     /// default, is the plain maximum-likelihood fit, Ordo's).
     #[arg(long, default_value_t = RatingOptions::DEFAULT_PRIOR_DRAWS)]
     prior_draws: f64,
+    /// The level of every interval (Bradley-Terry, seat advantage,
+    /// pairings).
+    #[arg(long, default_value_t = RatingOptions::DEFAULT_CONFIDENCE)]
+    confidence: f64,
     /// Where to write the CSVs (default: the report directory, or the games
     /// file's directory).
     #[arg(long)]
@@ -61,6 +65,8 @@ pub fn run(a: RatingsArgs) -> Result<(), Error> {
             return Err(Error::Usage(format!("{flag} {value} is out of range")));
         }
     }
+    RatingOptions::check_confidence(a.confidence)
+        .map_err(|e| Error::Usage(format!("--confidence {e}")))?;
     let (anchor, anchor_bot) = RatingOptions::parse_anchor(&a.anchor)
         .map_err(|e| Error::Usage(format!("--anchor {}: {e}", a.anchor)))?;
     let file = store::games_file(&a.input).map_err(Error::failed)?;
@@ -108,6 +114,7 @@ pub fn run(a: RatingsArgs) -> Result<(), Error> {
         glicko_c: a.glicko_c,
         glicko2_tau: a.tau,
         prior_draws: a.prior_draws,
+        confidence: a.confidence,
     };
     let ratings = rating::compute_pool(&pool, &opts);
     print!("{}", ratings_report::standings_table(&ratings));

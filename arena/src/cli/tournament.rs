@@ -8,7 +8,6 @@ use clap::Args;
 
 use super::Error;
 use arena::display::escape;
-use arena::rating::RatingOptions;
 use arena::run::config::{Config, ConfigError};
 use arena::run::schedule::Shard;
 use arena::run::{self, ProgressMode, RefereePlayer, RunOptions};
@@ -51,6 +50,10 @@ pub struct TournamentArgs {
     /// logs/ (as `transcript = true` in the config).
     #[arg(long)]
     pub transcript: bool,
+    /// The level of every interval of the ratings [default: the config's
+    /// `confidence`, else 0.95].
+    #[arg(long)]
+    pub confidence: Option<f64>,
     /// Pin each concurrent game (its bots and its referee thread) to a CPU
     /// of its own (round robin over the CPUs arena may use).
     #[arg(long)]
@@ -83,6 +86,10 @@ fn run_one(args: &TournamentArgs, path: &Path) -> Result<(), Error> {
         config.seed = seed;
     }
     config.transcript |= args.transcript;
+    if let Some(level) = args.confidence {
+        config.confidence = arena::rating::RatingOptions::check_confidence(level)
+            .map_err(|e| Error::Usage(format!("--confidence {e}")))?;
+    }
     if args.concurrency == Some(0) {
         return Err(Error::usage(ConfigError {
             file: path.to_path_buf(),
@@ -174,7 +181,7 @@ fn run_one(args: &TournamentArgs, path: &Path) -> Result<(), Error> {
     );
     if args.shard.is_none() {
         let written =
-            arena::report::write_all(&summary.dir, &RatingOptions::default()).map_err(|e| {
+            arena::report::write_all(&summary.dir, &config.rating_options()).map_err(|e| {
                 Error::Failed(format!(
                     "every game is recorded, but the report failed: {e}"
                 ))

@@ -22,6 +22,13 @@ pub(crate) struct Counts {
     pub(crate) games: Vec<f64>,
     /// Row-major `n * n`: points i scored against j.
     pub(crate) points: Vec<f64>,
+    /// Row-major `n * n`: games with i in seat 0 and j in seat 1.
+    pub(crate) seat_games: Vec<f64>,
+    /// Row-major `n * n`: points i scored in seat 0 against j in seat 1.
+    pub(crate) seat_points: Vec<f64>,
+    /// The first seat's advantage, natural log-odds, that the likelihood
+    /// adds to every game's seat 0 (0: seats not modelled).
+    pub(crate) eta: f64,
 }
 
 impl Counts {
@@ -30,6 +37,9 @@ impl Counts {
             n,
             games: vec![0.0; n * n],
             points: vec![0.0; n * n],
+            seat_games: vec![0.0; n * n],
+            seat_points: vec![0.0; n * n],
+            eta: 0.0,
         }
     }
 
@@ -42,12 +52,23 @@ impl Counts {
         c
     }
 
+    /// A game with `a` in seat 0, `b` in seat 1, `score_a` a's points.
     pub(crate) fn add(&mut self, a: usize, b: usize, score_a: f64) {
         let n = self.n;
         self.games[a * n + b] += 1.0;
         self.games[b * n + a] += 1.0;
         self.points[a * n + b] += score_a;
         self.points[b * n + a] += 1.0 - score_a;
+        self.seat_games[a * n + b] += 1.0;
+        self.seat_points[a * n + b] += score_a;
+    }
+
+    /// Every (seat 0, seat 1, games, seat 0's points) with games.
+    pub(crate) fn seated(&self) -> impl Iterator<Item = (usize, usize, f64, f64)> + '_ {
+        let n = self.n;
+        (0..n * n)
+            .filter(move |&k| self.seat_games[k] > 0.0)
+            .map(move |k| (k / n, k % n, self.seat_games[k], self.seat_points[k]))
     }
 
     /// Whether bot i played a rated game.
@@ -194,7 +215,14 @@ pub struct Fit {
 /// maximum-likelihood fit, which is finite only where [`mle_status`] says
 /// it exists (elsewhere the solver stops after its iteration cap, far out).
 pub fn fit(pool: &Pool, prior_draws: f64) -> Fit {
-    let c = Counts::of(pool);
+    fit_seated(pool, prior_draws, 0.0)
+}
+
+/// [`fit`] with the first seat's advantage held at `eta` (natural
+/// log-odds): seat 0 scores sigma(theta_0 - theta_1 + eta).
+pub fn fit_seated(pool: &Pool, prior_draws: f64, eta: f64) -> Fit {
+    let mut c = Counts::of(pool);
+    c.eta = eta;
     let theta = solve(&c, prior_draws, vec![0.0; pool.len()], None);
     Fit {
         elo: theta.iter().map(|t| t * ELO_PER_NAT).collect(),
@@ -228,25 +256,22 @@ pub(crate) fn log_posterior(
                 h[i * n + i] -= prior * p * (1.0 - p);
             }
         }
-        for j in i + 1..n {
-            let m = c.games[i * n + j];
-            if m == 0.0 {
-                continue;
-            }
-            let s = c.points[i * n + j];
-            let x = theta[i] - theta[j];
-            f += s * ln_sigmoid(x) + (m - s) * ln_sigmoid(-x);
-            if let Some((g, h)) = d.as_mut() {
-                let p = sigmoid(x);
-                let grad = s - m * p;
-                g[i] += grad;
-                g[j] -= grad;
-                let w = m * p * (1.0 - p);
-                h[i * n + i] -= w;
-                h[j * n + j] -= w;
-                h[i * n + j] += w;
-                h[j * n + i] += w;
-            }
+    }
+    // Seat 0 (i) against seat 1 (j): the logit carries the seat's
+    // advantage, and nothing else changes.
+    for (i, j, m, s) in c.seated() {
+        let x = theta[i] - theta[j] + c.eta;
+        f += s * ln_sigmoid(x) + (m - s) * ln_sigmoid(-x);
+        if let Some((g, h)) = d.as_mut() {
+            let p = sigmoid(x);
+            let grad = s - m * p;
+            g[i] += grad;
+            g[j] -= grad;
+            let w = m * p * (1.0 - p);
+            h[i * n + i] -= w;
+            h[j * n + j] -= w;
+            h[i * n + j] += w;
+            h[j * n + i] += w;
         }
     }
     f

@@ -12,6 +12,10 @@
 //! of a pair repeats the first one's result with probability
 //! `pair_correlation` and is drawn afresh otherwise: its result has the
 //! same distribution, and the two are correlated by exactly that much.
+//! With a `seat_advantage`, seat 0 plays that many Elo stronger (the model
+//! of [`super::seat`]): the two games of a pair then differ in
+//! distribution, and [`seat_coverage`] counts how often the fitted
+//! advantage's interval holds it.
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -32,6 +36,8 @@ pub struct Regime {
     pub draw_rate: f64,
     /// Correlation of the results of the two games of a pair.
     pub pair_correlation: f64,
+    /// Seat 0's advantage, Elo: seat 0 plays this much stronger.
+    pub seat_advantage: f64,
 }
 
 impl Regime {
@@ -46,6 +52,20 @@ impl Regime {
             games_per_pairing: 30,
             draw_rate,
             pair_correlation,
+            seat_advantage: 0.0,
+        }
+    }
+
+    /// The round robin of [`Regime::round_robin`] (draws 30%, pairs
+    /// uncorrelated) with seat 0 `advantage` Elo stronger.
+    pub fn seated(advantage: f64) -> Regime {
+        Regime {
+            name: format!(
+                "round robin, 6 bots 0-250 Elo, 30 games per pairing, draws 30%, \
+                 seat 0 advantage {advantage} Elo"
+            ),
+            seat_advantage: advantage,
+            ..Regime::round_robin(0.3, 0.0)
         }
     }
 
@@ -60,6 +80,7 @@ impl Regime {
             games_per_pairing: games,
             draw_rate,
             pair_correlation,
+            seat_advantage: 0.0,
         }
     }
 
@@ -79,6 +100,7 @@ impl Regime {
             games_per_pairing: 20,
             draw_rate: 0.3,
             pair_correlation: 0.0,
+            seat_advantage: 0.0,
         }
     }
 
@@ -130,10 +152,11 @@ impl Regime {
         let mut pair = 0;
         for i in 0..n {
             for j in i + 1..n {
-                let s = expected_score(self.ratings[i] - self.ratings[j]);
-                let draw = self.draw_rate * 2.0 * s.min(1.0 - s);
-                // Bot i's points in one game.
-                let points = |rng: &mut ChaCha8Rng| {
+                // Bot i's points in one game, i in seat 0 (`first`) or 1.
+                let points = |rng: &mut ChaCha8Rng, first: bool| {
+                    let seat = if first { 1.0 } else { -1.0 } * self.seat_advantage;
+                    let s = expected_score(self.ratings[i] - self.ratings[j] + seat);
+                    let draw = self.draw_rate * 2.0 * s.min(1.0 - s);
                     let u: f64 = rng.random();
                     if u < s - draw / 2.0 {
                         1.0
@@ -144,8 +167,8 @@ impl Regime {
                     }
                 };
                 for k in 0..self.games_per_pairing.div_ceil(2) {
-                    let first = points(rng);
-                    let fresh = points(rng);
+                    let first = points(rng, true);
+                    let fresh = points(rng, false);
                     let second = if rng.random::<f64>() < self.pair_correlation {
                         first
                     } else {
@@ -272,6 +295,32 @@ impl Coverage {
         s += &line("all".into(), &self.total());
         s
     }
+}
+
+/// How often the interval of the first seat's advantage held the
+/// regime's: `tournaments` tournaments from a ChaCha8 generator seeded
+/// with `seed`, each rated by [`compute`] with the default options.
+pub fn seat_coverage(regime: &Regime, tournaments: u64, seed: u64) -> BotCoverage {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let opts = RatingOptions::default();
+    let mut c = BotCoverage {
+        truth: regime.seat_advantage,
+        tournaments: 0,
+        covered: 0,
+        open: 0,
+        finite_covered: 0,
+    };
+    for _ in 0..tournaments {
+        let s = compute(&regime.play(&mut rng), &opts);
+        c.tournaments += 1;
+        let Some(iv) = s.seat.interval else { continue };
+        let held = iv.lo <= regime.seat_advantage && regime.seat_advantage <= iv.hi;
+        let open = iv.lo.is_infinite() || iv.hi.is_infinite();
+        c.covered += u64::from(held);
+        c.open += u64::from(open);
+        c.finite_covered += u64::from(held && !open);
+    }
+    c
 }
 
 /// Plays `tournaments` tournaments of `regime` from a ChaCha8 generator

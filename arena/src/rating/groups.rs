@@ -183,8 +183,11 @@ fn restrict(pool: &Pool, keep: &[bool]) -> Pool {
 }
 
 /// Places every bot of `pool` on the scale whose zero is the main group's
-/// mean (an anchor bot only shifts it: [`super::compute_pool`]).
-pub fn place(pool: &Pool, opts: &RatingOptions) -> Placed {
+/// mean (an anchor bot only shifts it: [`super::compute_pool`]), every
+/// fit with the first seat's advantage held at `eta` (natural log-odds;
+/// [`super::seat`]) and every interval at `opts.confidence`.
+pub fn place(pool: &Pool, opts: &RatingOptions, eta: f64) -> Placed {
+    let z = opts.z();
     let n = pool.len();
     let groups = if opts.prior_draws > 0.0 {
         Groups::one(pool)
@@ -243,8 +246,8 @@ pub fn place(pool: &Pool, opts: &RatingOptions) -> Placed {
 
     // The main group: its own games, fitted alone.
     let main_pool = restrict(pool, &bots_of(&[main]));
-    let fitted = on_scale(&bradley_terry::fit(&main_pool, opts.prior_draws).elo);
-    let evidence = Evidence::new(&main_pool, opts.prior_draws);
+    let fitted = on_scale(&bradley_terry::fit_seated(&main_pool, opts.prior_draws, eta).elo);
+    let evidence = Evidence::with(&main_pool, opts.prior_draws, eta, z);
     let single = reference.len() == 1;
     for &i in &groups.members[main] {
         elo[i] = fitted[i];
@@ -278,8 +281,8 @@ pub fn place(pool: &Pool, opts: &RatingOptions) -> Placed {
         } else {
             (Place::Apart, Vec::new())
         };
-        let evidence =
-            (!between.is_empty()).then(|| Evidence::new(&restrict(pool, &bots_of(&between)), 0.0));
+        let evidence = (!between.is_empty())
+            .then(|| Evidence::with(&restrict(pool, &bots_of(&between)), 0.0, eta, z));
         for &i in &groups.members[g] {
             let bound = evidence.as_ref().map(|e| {
                 let dir = if place == Place::Above { -1.0 } else { 1.0 };
@@ -305,7 +308,14 @@ pub fn place(pool: &Pool, opts: &RatingOptions) -> Placed {
                     // Nothing bounds it: a finite number to sort and draw
                     // by, the fit with virtual draws, on the same scale.
                     let fb = fallback.get_or_insert_with(|| {
-                        on_scale(&bradley_terry::fit(pool, RatingOptions::FALLBACK_PRIOR_DRAWS).elo)
+                        on_scale(
+                            &bradley_terry::fit_seated(
+                                pool,
+                                RatingOptions::FALLBACK_PRIOR_DRAWS,
+                                eta,
+                            )
+                            .elo,
+                        )
                     });
                     elo[i] = fb[i];
                     places[i] = if place == Place::Apart {
@@ -381,7 +391,7 @@ mod tests {
         let at = |name: &str| order.iter().position(|&k| k == group(name)).unwrap();
         assert!(at("A") < at("B") && at("B") < at("E"));
 
-        let placed = place(&p, &RatingOptions::default());
+        let placed = place(&p, &RatingOptions::default(), 0.0);
         let of = |name: &str| placed.place[p.names.iter().position(|n| n == name).unwrap()];
         assert_eq!(placed.main, Some(group("B")));
         assert_eq!(

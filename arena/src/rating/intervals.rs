@@ -61,6 +61,8 @@ pub struct Evidence {
     /// residuals at the (infinite) estimate are 0 and say nothing about
     /// the variance.
     mle: bool,
+    /// The normal quantile of the intervals' level (1.96 for 95%).
+    z: f64,
 }
 
 impl Evidence {
@@ -68,7 +70,15 @@ impl Evidence {
     /// A cluster is a seat-swapped pair: the games sharing a pair id and
     /// the same two bots.
     pub fn new(pool: &Pool, prior_draws: f64) -> Evidence {
-        let counts = Counts::of(pool);
+        Self::with(pool, prior_draws, 0.0, Z95)
+    }
+
+    /// [`Evidence::new`] with the first seat's advantage held at `eta`
+    /// (natural log-odds) and intervals at the level of the normal
+    /// quantile `z`.
+    pub fn with(pool: &Pool, prior_draws: f64, eta: f64, z: f64) -> Evidence {
+        let mut counts = Counts::of(pool);
+        counts.eta = eta;
         let mut by_pair: BTreeMap<(u64, usize, usize), Vec<ClusterGame>> = BTreeMap::new();
         for g in pool.games.iter().filter(|g| !g.repeat) {
             let [a, b] = g.seats;
@@ -89,6 +99,7 @@ impl Evidence {
             .all(|m| matches!(m, Mle::Exists | Mle::NoGames));
         Evidence {
             mle,
+            z,
             df: clusters.len() as f64 - (m - 1.0),
             counts,
             prior_draws,
@@ -121,18 +132,14 @@ impl Evidence {
     /// The model's variance of the score along w: the Fisher information
     /// of the games (independent, a draw half a win and half a loss).
     fn model_variance(&self, theta: &[f64], w: &[f64]) -> f64 {
-        let n = self.counts.n;
-        let mut v = 0.0;
-        for i in 0..n {
-            for j in i + 1..n {
-                let m = self.counts.games[i * n + j];
-                if m > 0.0 {
-                    let p = sigmoid(theta[i] - theta[j]);
-                    v += m * p * (1.0 - p) * (w[i] - w[j]).powi(2);
-                }
-            }
-        }
-        v
+        let eta = self.counts.eta;
+        self.counts
+            .seated()
+            .map(|(i, j, m, _)| {
+                let p = sigmoid(theta[i] - theta[j] + eta);
+                m * p * (1.0 - p) * (w[i] - w[j]).powi(2)
+            })
+            .sum()
     }
 
     /// The observed variance of the score along w: each pair's share,
@@ -143,7 +150,9 @@ impl Evidence {
             .map(|games| {
                 games
                     .iter()
-                    .map(|&(a, b, s)| (s - sigmoid(theta[a] - theta[b])) * (w[a] - w[b]))
+                    .map(|&(a, b, s)| {
+                        (s - sigmoid(theta[a] - theta[b] + self.counts.eta)) * (w[a] - w[b])
+                    })
                     .sum::<f64>()
                     .powi(2)
             })
@@ -249,7 +258,7 @@ impl Evidence {
         let mut step = 0.1;
         let outside = loop {
             let psi = at + dir * step;
-            if self.signed_root(c, psi, phi, &mut warm).abs() > Z95 {
+            if self.signed_root(c, psi, phi, &mut warm).abs() > self.z {
                 break psi;
             }
             inside = psi;
@@ -261,7 +270,7 @@ impl Evidence {
         let (mut inside, mut outside) = (inside, outside);
         while (outside - inside).abs() > 1e-4 {
             let mid = 0.5 * (inside + outside);
-            if self.signed_root(c, mid, phi, &mut warm).abs() > Z95 {
+            if self.signed_root(c, mid, phi, &mut warm).abs() > self.z {
                 outside = mid;
             } else {
                 inside = mid;

@@ -13,6 +13,8 @@ pub mod calibration;
 pub mod elo;
 pub mod groups;
 pub mod intervals;
+pub mod pairing;
+pub mod seat;
 pub mod sprt;
 pub mod stats;
 
@@ -269,6 +271,9 @@ pub struct RatingOptions {
     /// (BayesElo-style shrinkage; 0, the default, is the plain
     /// maximum-likelihood fit).
     pub prior_draws: f64,
+    /// The level of every interval (`--confidence`, config `confidence`):
+    /// 0.95 by default.
+    pub confidence: f64,
 }
 
 impl RatingOptions {
@@ -279,6 +284,7 @@ impl RatingOptions {
     pub const DEFAULT_GLICKO_C: f64 = 0.06 * 173.7178;
     pub const DEFAULT_TAU: f64 = 0.5;
     pub const DEFAULT_PRIOR_DRAWS: f64 = 0.0;
+    pub const DEFAULT_CONFIDENCE: f64 = 0.95;
     /// A bot that no result orders against the main group is shown at
     /// its rating in the fit with this many virtual draws per bot (a
     /// number to sort and draw by; its interval is open both ways).
@@ -286,6 +292,24 @@ impl RatingOptions {
 }
 
 impl RatingOptions {
+    /// The normal quantile of two-sided intervals at `confidence` (1.96
+    /// at 0.95).
+    pub fn z(&self) -> f64 {
+        z_of(self.confidence)
+    }
+
+    /// Checks a confidence level as `--confidence` and the config's
+    /// `confidence` take it.
+    pub fn check_confidence(level: f64) -> Result<f64, String> {
+        if level.is_finite() && level > 0.5 && level < 1.0 {
+            Ok(level)
+        } else {
+            Err(format!(
+                "{level} is not a level between 0.5 and 1 (e.g. 0.95)"
+            ))
+        }
+    }
+
     /// Reads an anchor as `--anchor` and the config's `anchor` take it: a
     /// number is the main group's mean (Ordo's `-a`); `BOT` or `BOT=ELO`
     /// puts that bot at ELO (default [`Self::DEFAULT_ANCHOR`]; Ordo's `-A`).
@@ -324,7 +348,18 @@ impl Default for RatingOptions {
             glicko_c: Self::DEFAULT_GLICKO_C,
             glicko2_tau: Self::DEFAULT_TAU,
             prior_draws: Self::DEFAULT_PRIOR_DRAWS,
+            confidence: Self::DEFAULT_CONFIDENCE,
         }
+    }
+}
+
+/// The normal quantile of two-sided intervals at `level`: exactly
+/// [`stats::Z95`] at 0.95.
+pub fn z_of(level: f64) -> f64 {
+    if level == RatingOptions::DEFAULT_CONFIDENCE {
+        stats::Z95
+    } else {
+        stats::normal_quantile(0.5 + level / 2.0)
     }
 }
 
@@ -379,6 +414,11 @@ pub struct CrossEntry {
     pub record: Tally,
     /// The same without the pairs that repeat an earlier pair.
     pub evidence: Tally,
+    /// `bot`'s record with `bot` in seat 0, and in seat 1.
+    pub by_seat: [Tally; 2],
+    /// Pentanomial counts, Elo, nElo, LOS and draw ratio from `bot`'s
+    /// side (repeats of an earlier pair counted once).
+    pub stats: pairing::PairingStats,
 }
 
 /// The ratings of a pool, sorted by strength.
@@ -406,6 +446,13 @@ pub struct Ratings {
     pub reference: Vec<String>,
     /// The anchor bot, when one was asked for and played.
     pub anchor_bot: Option<String>,
+    /// The first seat's advantage, fitted with the ratings (which are
+    /// fitted with it where it is finite).
+    pub seat: seat::SeatAdvantage,
+    /// The level of every interval (0.95 by default).
+    pub confidence: f64,
+    /// Every game of the pool by result: seat 0 won, drawn, seat 1 won.
+    pub seat0_results: [usize; 3],
 }
 
 /// Computes every rating and statistic of `played` (any order: they are
@@ -422,7 +469,10 @@ pub fn compute_pool(pool: &Pool, opts: &RatingOptions) -> Ratings {
     let glicko = elo::glicko_ratings(pool, opts.glicko_c, opts.anchor);
     let glicko2 = elo::glicko2_ratings(pool, opts.glicko2_tau, opts.anchor);
     let mle = bradley_terry::mle_status(pool);
-    let placed = groups::place(pool, opts);
+    let z = opts.z();
+    let seat = seat::fit(pool, z);
+    let eta = seat.eta();
+    let placed = groups::place(pool, opts, eta);
     // The anchor bot, if any, at `opts.anchor`; else the main group's mean.
     // Only a shift: every difference and interval width stays.
     let shift = opts
@@ -437,7 +487,7 @@ pub fn compute_pool(pool: &Pool, opts: &RatingOptions) -> Ratings {
     } else {
         Estimate::Groups
     };
-    let evidence = intervals::Evidence::new(pool, opts.prior_draws);
+    let evidence = intervals::Evidence::with(pool, opts.prior_draws, eta, z);
 
     let counted = head_to_head_of(pool, true);
     let total = |row: &[Tally]| {
@@ -449,6 +499,50 @@ pub fn compute_pool(pool: &Pool, opts: &RatingOptions) -> Ratings {
         })
     };
     let records: Vec<Tally> = h2h.iter().map(|row| total(row)).collect();
+    // by_seat[s][i][j]: i's record against j with i in seat s;
+    // pair_games[(i, j)], i < j: their games from i's side.
+    let mut by_seat = vec![vec![vec![Tally::default(); n]; n]; 2];
+    let mut pair_games: std::collections::HashMap<(usize, usize), Vec<pairing::PairGame>> =
+        Default::default();
+    for g in &pool.games {
+        let [a, b] = g.seats;
+        by_seat[0][a][b].add_points(g.score0());
+        by_seat[1][b][a].add_points(1.0 - g.score0());
+        if !g.repeat {
+            let (seat, points) = if a < b {
+                (0, g.score0())
+            } else {
+                (1, 1.0 - g.score0())
+            };
+            pair_games
+                .entry((a.min(b), a.max(b)))
+                .or_default()
+                .push(pairing::PairGame {
+                    pair: g.pair,
+                    seat,
+                    points,
+                });
+        }
+    }
+    // The games of i against j from i's side.
+    let games_of = |i: usize, j: usize| -> Vec<pairing::PairGame> {
+        let games = pair_games
+            .get(&(i.min(j), i.max(j)))
+            .cloned()
+            .unwrap_or_default();
+        if i < j {
+            games
+        } else {
+            games
+                .into_iter()
+                .map(|g| pairing::PairGame {
+                    pair: g.pair,
+                    seat: 1 - g.seat,
+                    points: 1.0 - g.points,
+                })
+                .collect()
+        }
+    };
 
     // Strongest first: groups in their order, within a group by
     // Bradley-Terry, then score, then name; bots without games last.
@@ -504,6 +598,8 @@ pub fn compute_pool(pool: &Pool, opts: &RatingOptions) -> Ratings {
                     opponent: pool.names[j].clone(),
                     record: h2h[i][j],
                     evidence: counted[i][j],
+                    by_seat: [by_seat[0][i][j], by_seat[1][i][j]],
+                    stats: pairing::PairingStats::of(&games_of(i, j), z),
                 });
             }
         }
@@ -534,6 +630,14 @@ pub fn compute_pool(pool: &Pool, opts: &RatingOptions) -> Ratings {
         repeats: pool.games.iter().filter(|g| g.repeat).count(),
         estimate,
         anchor_bot: opts.anchor_bot.clone().filter(|a| pool.names.contains(a)),
+        seat,
+        confidence: opts.confidence,
+        seat0_results: [
+            GameResult::Seat0Wins,
+            GameResult::Draw,
+            GameResult::Seat1Wins,
+        ]
+        .map(|r| pool.games.iter().filter(|g| g.result == r).count()),
         reference: placed
             .reference
             .iter()

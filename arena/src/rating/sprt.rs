@@ -272,6 +272,12 @@ pub fn llr_logistic_approx(elo0: f64, elo1: f64, counts: &[u64]) -> f64 {
 /// Elo(mu) and Elo(mu -+ 1.96 se), with scores clamped to [0.001, 0.999];
 /// LOS = Phi((mu - 1/2) / se). `None` without data.
 pub fn elo_estimate(counts: &[u64]) -> Option<EloEstimate> {
+    elo_estimate_at(counts, Z95)
+}
+
+/// [`elo_estimate`] with the interval at the level of the normal quantile
+/// `z` instead of 95%.
+pub fn elo_estimate_at(counts: &[u64], z: f64) -> Option<EloEstimate> {
     if counts.iter().all(|&c| c == 0) {
         return None;
     }
@@ -281,8 +287,8 @@ pub fn elo_estimate(counts: &[u64]) -> Option<EloEstimate> {
     let elo = |s: f64| elo_from_score(s.clamp(1e-3, 1.0 - 1e-3));
     Some(EloEstimate {
         elo: elo(mean),
-        lo: elo(mean - Z95 * se),
-        hi: elo(mean + Z95 * se),
+        lo: elo(mean - z * se),
+        hi: elo(mean + z * se),
         los: stats::normal_cdf((mean - 0.5) / se),
     })
 }

@@ -187,6 +187,82 @@ struct PageData {
     #[serde(skip_serializing_if = "Option::is_none")]
     blocks: Option<Blocks>,
     selection: Selection,
+    /// `summary.json` of the ratings, when the directory has one: the
+    /// seats' line under the standings.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ratings_summary: Option<serde_json::Value>,
+    /// How the games were played: (what, value) rows from the run's
+    /// manifest, when the directory has one, and the forfeits by reason.
+    run_facts: Vec<(String, String)>,
+}
+
+/// The rows of "How the games were played": from the manifest (seed,
+/// time control, clock, openings, sandbox, warnings, arena version,
+/// distinct games) and the records (forfeits by reason).
+fn run_facts(
+    manifest: Option<&store::Manifest>,
+    forfeits: &BTreeMap<String, u64>,
+) -> Vec<(String, String)> {
+    let mut rows: Vec<(String, String)> = Vec::new();
+    let mut row = |what: &str, value: String| rows.push((what.to_string(), value));
+    if let Some(m) = manifest {
+        let c = &m.config;
+        row("arena version", m.arena_version.clone());
+        row("seed", m.seed.to_string());
+        let tc = &c.time_control;
+        let mut time = match (tc.movetime_ms, tc.time_ms) {
+            (Some(mt), None) => format!("{mt} ms per move"),
+            (None, Some(t)) => format!("{t} ms per game + {} ms per move", tc.inc_ms),
+            (Some(mt), Some(t)) => {
+                format!(
+                    "{t} ms per game + {} ms per move, at most {mt} ms per move",
+                    tc.inc_ms
+                )
+            }
+            (None, None) => "none".into(),
+        };
+        time.push_str(&format!(" (margin {} ms)", tc.margin_ms));
+        row("time control", time);
+        row("clock", tc.clock.to_string());
+        let openings = match &c.openings {
+            Some(suite) => format!("suite {} ({} lines)", suite.file, suite.lines.len()),
+            None if c.random_opening_plies > 0 => {
+                format!("{} random plies per pair", c.random_opening_plies)
+            }
+            None => "the initial position".into(),
+        };
+        row("openings", openings);
+        let mut sandboxes: Vec<String> = c
+            .bots
+            .iter()
+            .map(|b| {
+                serde_json::to_value(b.sandbox)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_else(|| format!("{:?}", b.sandbox))
+            })
+            .collect();
+        sandboxes.sort();
+        sandboxes.dedup();
+        row("sandbox", sandboxes.join(", "));
+        if !m.warnings.is_empty() {
+            row("warnings", m.warnings.join("; "));
+        }
+        if let Some(d) = &m.distinct {
+            row("distinct games", d.line());
+        }
+    }
+    let forfeit_text = if forfeits.is_empty() {
+        "none".to_string()
+    } else {
+        forfeits
+            .iter()
+            .map(|(reason, n)| format!("{reason} {n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    row("forfeits by reason", forfeit_text);
+    rows
 }
 
 fn game_view(r: &GameRecord, with_moves: bool) -> GameView<'_> {
@@ -246,6 +322,8 @@ struct Chooser {
     last: HashMap<(String, String), VecDeque<u64>>,
     forfeits: Vec<u64>,
     forfeit_count: u64,
+    /// Forfeits by reason (the record's reason as it prints).
+    forfeit_reasons: BTreeMap<String, u64>,
     asked: BTreeSet<u64>,
 }
 
@@ -256,6 +334,7 @@ impl Chooser {
             last: HashMap::new(),
             forfeits: Vec::new(),
             forfeit_count: 0,
+            forfeit_reasons: BTreeMap::new(),
             asked: asked.iter().take(MAX_ASKED).copied().collect(),
         }
     }
@@ -271,6 +350,10 @@ impl Chooser {
         }
         if r.reason.is_forfeit() {
             self.forfeit_count += 1;
+            *self
+                .forfeit_reasons
+                .entry(r.reason.to_string())
+                .or_default() += 1;
             if self.forfeits.len() < MAX_FORFEITS {
                 self.forfeits.push(r.index);
             }
@@ -288,6 +371,7 @@ impl Chooser {
 /// What the page draws besides the ratings.
 struct Page {
     totals: RunTotals,
+    forfeit_reasons: BTreeMap<String, u64>,
     games: Vec<Box<RawValue>>,
     replays: usize,
     blocks: bool,
@@ -341,6 +425,7 @@ where
     listed.sort_by_key(|(i, _)| *i);
     Ok(Page {
         totals: chooser.totals,
+        forfeit_reasons: chooser.forfeit_reasons,
         games: listed.into_iter().map(|(_, v)| v).collect(),
         replays,
         blocks: blocks_dir.is_some(),
@@ -472,10 +557,17 @@ pub fn render_html(title: &str, records: &[GameRecord], ratings: Option<&[Rating
     sorted.sort_by_key(|r| r.index);
     let page = collect(|| Ok(sorted.iter().map(|r| Ok((*r).clone()))), &[], None)
         .expect("records in memory read without error");
-    render(title, page, ratings)
+    render(title, page, ratings, None, None)
 }
 
-fn render(title: &str, page: Page, ratings: Option<&[RatingsRow]>) -> String {
+fn render(
+    title: &str,
+    page: Page,
+    ratings: Option<&[RatingsRow]>,
+    ratings_summary: Option<serde_json::Value>,
+    manifest: Option<&store::Manifest>,
+) -> String {
+    let facts = run_facts(manifest, &page.forfeit_reasons);
     let totals = &page.totals;
     let standings = summary::standings_table(totals, ratings);
     let rating_chart = summary::rating_chart(totals, ratings, &standings.bots);
@@ -497,6 +589,8 @@ fn render(title: &str, page: Page, ratings: Option<&[RatingsRow]>) -> String {
             games: BLOCK_GAMES,
         }),
         selection: page.selection,
+        ratings_summary,
+        run_facts: facts,
     };
     let title = escape_html(title);
     format!(
@@ -517,7 +611,8 @@ fn render(title: &str, page: Page, ratings: Option<&[RatingsRow]>) -> String {
 <p id="summary" class="muted"></p>
 </header>
 <main id="report">
-<section id="standings-section"><h2>Standings</h2><div id="standings"></div></section>
+<section id="run-section"><h2>How the games were played</h2><div id="run-facts"></div></section>
+<section id="standings-section"><h2>Standings</h2><div id="standings"></div><p id="seats" class="muted small"></p></section>
 <section id="rating-section"><h2>Ratings</h2><div id="rating-chart"></div></section>
 <div class="two">
 <section id="crosstable-section"><h2>Crosstable</h2><div id="crosstable"></div></section>
@@ -558,7 +653,15 @@ pub fn write_html(
         asked,
         Some(dir),
     )?;
-    let html = render(&title, page, ratings);
+    // Written with ratings.csv; a file that is not JSON is left out.
+    let ratings_summary = std::fs::read(dir.join(super::ratings::SUMMARY))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .filter(|_| ratings.is_some());
+    // A directory without a readable manifest (games copied from
+    // elsewhere) still gets its page, without the run's conditions.
+    let manifest = store::Manifest::read(dir).ok().flatten();
+    let html = render(&title, page, ratings, ratings_summary, manifest.as_ref());
     store::write_atomic(dir, store::INDEX_HTML, html.as_bytes())?;
     Ok(dir.join(store::INDEX_HTML))
 }

@@ -40,7 +40,7 @@ pub const RATINGS_COLUMNS: [&str; 20] = [
 
 /// `crosstable.csv` columns: one row per pair that played, `bot` placed
 /// above `opponent`, W-D-L from `bot`'s side.
-pub const CROSSTABLE_COLUMNS: [&str; 9] = [
+pub const CROSSTABLE_COLUMNS: [&str; 27] = [
     "bot",
     "opponent",
     "games",
@@ -50,7 +50,28 @@ pub const CROSSTABLE_COLUMNS: [&str; 9] = [
     "score_pct",
     "score_lo",
     "score_hi",
+    "seat0_games",
+    "seat0_score_pct",
+    "seat1_games",
+    "seat1_score_pct",
+    "ptnml_0",
+    "ptnml_1",
+    "ptnml_2",
+    "ptnml_3",
+    "ptnml_4",
+    "unpaired",
+    "elo",
+    "elo_lo",
+    "elo_hi",
+    "los",
+    "nelo",
+    "nelo_lo",
+    "nelo_hi",
+    "draw_ratio",
 ];
+
+/// The run's summary beside `ratings.csv`.
+pub const SUMMARY: &str = "summary.json";
 
 /// Why the ratings files could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -101,6 +122,17 @@ pub fn load_pool(path: &Path) -> Result<Pool, LoadError> {
     Ok(b.finish())
 }
 
+/// The Wilson interval of a record's score at level `confidence`, in
+/// percent (draws half a point).
+fn wilson_pct(t: &crate::standings::Tally, confidence: f64) -> Option<rating::stats::Interval> {
+    rating::stats::wilson(t.points(), t.games() as f64, rating::z_of(confidence)).map(|i| {
+        rating::stats::Interval {
+            lo: 100.0 * i.lo,
+            hi: 100.0 * i.hi,
+        }
+    })
+}
+
 fn opt(x: Option<f64>, decimals: usize) -> String {
     x.map_or_else(String::new, |v| format!("{v:.decimals$}"))
 }
@@ -111,7 +143,7 @@ pub fn write_ratings_csv<W: Write>(out: W, s: &Ratings) -> csv::Result<()> {
     w.write_record(RATINGS_COLUMNS)?;
     for b in &s.bots {
         let r = &b.record;
-        let wilson = b.evidence.wilson_pct();
+        let wilson = wilson_pct(&b.evidence, s.confidence);
         w.write_record([
             spreadsheet_safe(&b.name).into_owned(),
             r.games().to_string(),
@@ -145,8 +177,10 @@ pub fn write_crosstable_csv<W: Write>(out: W, s: &Ratings) -> csv::Result<()> {
     w.write_record(CROSSTABLE_COLUMNS)?;
     for c in &s.crosstable {
         let r = &c.record;
-        let wilson = c.evidence.wilson_pct();
-        w.write_record([
+        let wilson = wilson_pct(&c.evidence, s.confidence);
+        let st = &c.stats;
+        let [p0, p1, p2, p3, p4] = st.pentanomial.0.map(|x| x.to_string());
+        let mut row = vec![
             spreadsheet_safe(&c.bot).into_owned(),
             spreadsheet_safe(&c.opponent).into_owned(),
             r.games().to_string(),
@@ -156,7 +190,23 @@ pub fn write_crosstable_csv<W: Write>(out: W, s: &Ratings) -> csv::Result<()> {
             opt(r.score_pct(), 2),
             opt(wilson.map(|i| i.lo), 2),
             opt(wilson.map(|i| i.hi), 2),
-        ])?;
+        ];
+        for seat in &c.by_seat {
+            row.push(seat.games().to_string());
+            row.push(opt(seat.score_pct(), 2));
+        }
+        row.extend([p0, p1, p2, p3, p4, st.unpaired.to_string()]);
+        row.extend([
+            opt(st.elo.map(|e| e.elo), 1),
+            opt(st.elo.map(|e| e.lo), 1),
+            opt(st.elo.map(|e| e.hi), 1),
+            opt(st.elo.map(|e| e.los), 4),
+            opt(st.nelo.map(|e| e.0), 1),
+            opt(st.nelo.map(|e| e.1.lo), 1),
+            opt(st.nelo.map(|e| e.1.hi), 1),
+            opt(st.draw_ratio, 4),
+        ]);
+        w.write_record(&row)?;
     }
     w.flush()?;
     Ok(())
@@ -184,15 +234,119 @@ pub fn write_los_csv<W: Write>(out: W, s: &Ratings) -> csv::Result<()> {
     Ok(())
 }
 
-/// Writes `ratings.csv`, `crosstable.csv` and `los.csv` into `dir`
-/// (created if missing; files mode 0600, as every file of a run); returns
-/// their paths.
+/// A finite number for JSON, else null (JSON has no infinity).
+fn finite(x: Option<f64>) -> serde_json::Value {
+    x.filter(|v| v.is_finite())
+        .map_or(serde_json::Value::Null, |v| serde_json::json!(v))
+}
+
+/// The pool as a whole: its games, seat 0's score, and the first seat's
+/// advantage (`summary.json`; `docs/statistics.md`, "Seat advantage").
+pub fn summary_json(s: &Ratings) -> serde_json::Value {
+    let seat = &s.seat;
+    let interval = seat.interval;
+    serde_json::json!({
+        "confidence": s.confidence,
+        "games": s.games,
+        "repeats": s.repeats,
+        "self_play": s.self_play,
+        "seat0_wins": s.seat0_results[0],
+        "draws": s.seat0_results[1],
+        "seat1_wins": s.seat0_results[2],
+        "seat0_score": finite(seat.pool_seat0_score()),
+        "seat0_advantage_elo": finite(seat.elo),
+        "seat0_advantage_lo": finite(interval.map(|i| i.lo)),
+        "seat0_advantage_hi": finite(interval.map(|i| i.hi)),
+        "seat0_advantage_games": seat.games,
+        "seat0_advantage_note": seat_note(s),
+        "ratings_fitted_with_seat": seat.eta() != 0.0,
+    })
+}
+
+/// What the seat's estimate cannot say, in plain words (empty when it is
+/// finite).
+fn seat_note(s: &Ratings) -> String {
+    let seat = &s.seat;
+    let bound = |x: Option<f64>| x.map_or_else(String::new, |v| format!("{v:+.0}"));
+    match seat.elo {
+        None if seat.games == 0 => "no game between bots of one group: not estimated".into(),
+        None => "no bot played both seats against the same opponents: the seat cannot be told \
+                 from the bots; not estimated"
+            .into(),
+        Some(e) if e == f64::INFINITY => format!(
+            "seat 0 scored every point: at least {} Elo",
+            bound(seat.interval.map(|i| i.lo))
+        ),
+        Some(e) if e == f64::NEG_INFINITY => format!(
+            "seat 1 scored every point: at most {} Elo",
+            bound(seat.interval.map(|i| i.hi))
+        ),
+        Some(_) => String::new(),
+    }
+}
+
+/// "95%", "99%", "99.9%": a confidence level as the console writes it.
+pub fn level(confidence: f64) -> String {
+    let pct = 100.0 * confidence;
+    if (pct - pct.round()).abs() < 1e-9 {
+        format!("{pct:.0}%")
+    } else {
+        format!("{}%", (pct * 1e6).round() / 1e6)
+    }
+}
+
+/// The console's line on the seats.
+pub fn seat_line(s: &Ratings) -> String {
+    let seat = &s.seat;
+    let score = seat.pool_seat0_score().map_or_else(String::new, |x| {
+        format!(
+            "seat 0 scored {:.1}% of {} games",
+            100.0 * x,
+            seat.pool_games
+        )
+    });
+    let advantage = match (seat.elo, seat.interval) {
+        (Some(e), Some(i)) if e.is_finite() => format!(
+            "seat 0 advantage {e:+.1} Elo [{}, {}] ({} interval, {} games; bt_elo is fitted with it)",
+            end_signed(i.lo),
+            end_signed(i.hi),
+            level(s.confidence),
+            seat.games
+        ),
+        _ => format!("seat 0 advantage: {}", seat_note(s)),
+    };
+    if score.is_empty() {
+        advantage
+    } else {
+        format!("{score}; {advantage}")
+    }
+}
+
+/// An interval end with its sign, or `inf`.
+fn end_signed(x: f64) -> String {
+    if x.is_infinite() {
+        end(x)
+    } else {
+        format!("{x:+.0}")
+    }
+}
+
+/// Writes `ratings.csv`, `crosstable.csv`, `los.csv` and `summary.json`
+/// into `dir` (created if missing; files mode 0600, as every file of a
+/// run); returns their paths.
 pub fn write_ratings_files(dir: &Path, s: &Ratings) -> Result<Vec<PathBuf>, WriteError> {
     type Writer = fn(&mut Vec<u8>, &Ratings) -> csv::Result<()>;
-    let files: [(&str, Writer); 3] = [
+    let files: [(&str, Writer); 4] = [
         (store::RATINGS, |out, s| write_ratings_csv(out, s)),
         (store::CROSSTABLE, |out, s| write_crosstable_csv(out, s)),
         (store::LOS, |out, s| write_los_csv(out, s)),
+        (SUMMARY, |out, s| {
+            let mut text =
+                serde_json::to_string_pretty(&summary_json(s)).expect("a JSON value serializes");
+            text.push('\n');
+            out.extend_from_slice(text.as_bytes());
+            Ok(())
+        }),
     ];
     let mut written = Vec::new();
     for (name, write) in files {
@@ -359,7 +513,7 @@ pub fn standings_table(s: &Ratings) -> String {
         "L",
         "score%",
         "bt_elo",
-        "95% interval",
+        format!("{} interval", level(s.confidence)),
         "LOS vs next",
         "note"
     );
@@ -413,10 +567,12 @@ pub fn standings_table(s: &Ratings) -> String {
     if let Some(line) = scale_line(s) {
         let _ = writeln!(t, "{line}");
     }
+    let _ = writeln!(t, "{}", seat_line(s));
     let _ = writeln!(
         t,
-        "95% interval: score test over seat-swapped pairs (inf: no bound); \
-         LOS vs next: confidence that the bot is stronger than the next one"
+        "{} interval: score test over seat-swapped pairs (inf: no bound); \
+         LOS vs next: confidence that the bot is stronger than the next one",
+        level(s.confidence)
     );
     let _ = write!(t, "{} games rated", s.games);
     if s.repeats > 0 {

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::process::{LimitSettings, Sandbox};
+use crate::rating::RatingOptions;
 use crate::referee::{Adjudication, TimeControl};
 use arena_core::games;
 use arena_core::protocol::Budget;
@@ -89,6 +90,11 @@ struct RawConfig {
     time_control: RawTimeControl,
     /// `clock = "cpu"`: the same as `[time_control] clock`.
     clock: Option<Clock>,
+    /// The ratings' scale: a number (the main group's mean), `"BOT"` or
+    /// `"BOT=ELO"`, as `arena ratings --anchor`.
+    anchor: Option<toml::Value>,
+    /// The level of every interval of the ratings (default 0.95).
+    confidence: Option<f64>,
     /// `[defaults]`: merged into every bot before this is read (see
     /// [`merge_defaults`]); here only so that it is not an unknown key.
     #[serde(default)]
@@ -321,7 +327,7 @@ fn sprt_of(v: &toml::Value) -> Result<String, (String, String)> {
 }
 
 /// A validated tournament config.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Config {
     /// The file it came from.
     pub file: PathBuf,
@@ -363,6 +369,13 @@ pub struct Config {
     pub transcript: bool,
     pub time_control: TimeControl,
     pub bots: Vec<BotConfig>,
+    /// `anchor`: where the ratings' scale sits, (rating, bot) as
+    /// [`RatingOptions::parse_anchor`] gives it. How the games are rated,
+    /// not which are played: not part of the fingerprint.
+    pub anchor: (f64, Option<String>),
+    /// `confidence`: the level of every interval of the ratings (0.95 by
+    /// default). Not part of the fingerprint either.
+    pub confidence: f64,
 }
 
 /// What identifies a tournament's results: everything that changes which
@@ -779,6 +792,12 @@ impl Config {
             bots[i].time_control = Some(tc);
         }
 
+        let anchor = anchor_of(raw.anchor.as_ref(), &bots).map_err(|why| err("anchor", why))?;
+        let confidence = RatingOptions::check_confidence(
+            raw.confidence.unwrap_or(RatingOptions::DEFAULT_CONFIDENCE),
+        )
+        .map_err(|why| err("confidence", why))?;
+
         let config = Config {
             file: path.to_path_buf(),
             name,
@@ -799,6 +818,8 @@ impl Config {
             transcript: raw.transcript,
             time_control,
             bots,
+            anchor,
+            confidence,
         };
         for i in 0..config.bots.len() {
             if config.bots[i].build.is_none() {
@@ -806,6 +827,17 @@ impl Config {
             }
         }
         Ok(config)
+    }
+
+    /// The options the run's ratings are computed with: the defaults and
+    /// the config's `anchor`.
+    pub fn rating_options(&self) -> RatingOptions {
+        RatingOptions {
+            anchor: self.anchor.0,
+            anchor_bot: self.anchor.1.clone(),
+            confidence: self.confidence,
+            ..RatingOptions::default()
+        }
     }
 
     fn error(&self, key: String, reason: String) -> ConfigError {
@@ -1009,6 +1041,38 @@ use crate::run::openings::{OpeningChoice, Order};
 /// What `openings` (or its old spelling `random_opening_plies`) asks for,
 /// and the key to name in errors. A suite's `file` is relative to `base`,
 /// the config's directory.
+/// Reads `anchor`: a number, or `"BOT"` / `"BOT=ELO"` naming one of `bots`.
+fn anchor_of(
+    value: Option<&toml::Value>,
+    bots: &[BotConfig],
+) -> Result<(f64, Option<String>), String> {
+    let parsed = match value {
+        None => return Ok((RatingOptions::DEFAULT_ANCHOR, None)),
+        Some(toml::Value::Integer(x)) => (*x as f64, None),
+        Some(toml::Value::Float(x)) if x.is_finite() => (*x, None),
+        Some(toml::Value::String(text)) => RatingOptions::parse_anchor(text)?,
+        Some(other) => {
+            return Err(format!(
+                "expected a rating, \"BOT\" or \"BOT=ELO\", got {other}"
+            ))
+        }
+    };
+    if let Some(bot) = parsed
+        .1
+        .as_ref()
+        .filter(|b| !bots.iter().any(|x| &x.name == *b))
+    {
+        return Err(format!(
+            "`{bot}` is not a bot (bots: {})",
+            bots.iter()
+                .map(|b| b.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    Ok(parsed)
+}
+
 fn openings_choice(
     raw: &RawConfig,
     base: &Path,
@@ -1737,6 +1801,26 @@ env = { X = "1" }
     }
 
     #[test]
+    fn the_anchor_sets_the_ratings_scale() {
+        let c = parse(&good()).unwrap();
+        assert_eq!(c.rating_options(), RatingOptions::default());
+        let c = parse(&good().replace("seed = 7", "seed = 7\nanchor = \"b=1800\"")).unwrap();
+        let o = c.rating_options();
+        assert_eq!((o.anchor, o.anchor_bot.as_deref()), (1800.0, Some("b")));
+        let c = parse(&good().replace("seed = 7", "seed = 7\nanchor = \"a\"")).unwrap();
+        assert_eq!(c.anchor, (1500.0, Some("a".into())));
+        let c = parse(&good().replace("seed = 7", "seed = 7\nanchor = 2000")).unwrap();
+        assert_eq!(c.anchor, (2000.0, None));
+        let c = parse(&good().replace("seed = 7", "seed = 7\nconfidence = 0.99")).unwrap();
+        assert_eq!(c.rating_options().confidence, 0.99);
+        // Not part of what identifies the games.
+        assert_eq!(
+            c.normalized().fingerprint(),
+            parse(&good()).unwrap().normalized().fingerprint()
+        );
+    }
+
+    #[test]
     fn unknown_keys_name_their_path() {
         let e = parse_err(&good().replace("seed = 7", "seed = 7\ncolour = \"red\""));
         assert_eq!(e.key, "colour", "{e}");
@@ -1818,6 +1902,30 @@ env = { X = "1" }
                 "seed = 7\nconcurrency = 0",
                 "concurrency",
                 "at least 1",
+            ),
+            (
+                "seed = 7",
+                "seed = 7\nanchor = \"z=1800\"",
+                "anchor",
+                "`z` is not a bot (bots: a, b)",
+            ),
+            (
+                "seed = 7",
+                "seed = 7\nanchor = \"a=high\"",
+                "anchor",
+                "`high` after `=` is not a finite rating",
+            ),
+            (
+                "seed = 7",
+                "seed = 7\nanchor = true",
+                "anchor",
+                "expected a rating",
+            ),
+            (
+                "seed = 7",
+                "seed = 7\nconfidence = 95",
+                "confidence",
+                "95 is not a level between 0.5 and 1 (e.g. 0.95)",
             ),
         ];
         for (from, to, key, reason) in cases {

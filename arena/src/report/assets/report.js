@@ -113,6 +113,41 @@
     var table = el("table", { id: "standings-table", "class": "data" },
       el("thead", null, head), el("tbody", null, body));
     append(clear(document.getElementById("standings")), table);
+    renderSeats();
+    renderRunFacts();
+  }
+
+  // How the games were played: the manifest's conditions and the forfeits.
+  function renderRunFacts() {
+    var box = document.getElementById("run-facts");
+    var rows = DATA.run_facts || [];
+    if (!box) return;
+    var body = rows.map(function (r) {
+      return el("tr", null, el("th", { text: r[0] }), el("td", { text: r[1] }));
+    });
+    append(clear(box), el("table", { id: "run-facts-table", "class": "data" }, el("tbody", null, body)));
+  }
+
+  // The seats' line from summary.json: seat 0's score and the first seat's
+  // advantage fitted with the ratings (docs/statistics.md, "Seat advantage").
+  function renderSeats() {
+    var s = DATA.ratings_summary;
+    var box = document.getElementById("seats");
+    if (!s || !box) return;
+    var signed = function (x) { return (x >= 0 ? "+" : "") + x.toFixed(0); };
+    var level = (100 * s.confidence).toFixed(Math.round(1000 * s.confidence) % 10 ? 1 : 0) + "%";
+    var text = "Seat 0 scored " + (s.seat0_score === null ? "-" : (100 * s.seat0_score).toFixed(1) + "%") +
+      " of " + s.games + " games (" + s.seat0_wins + " seat-0 wins, " + s.draws + " draws, " +
+      s.seat1_wins + " seat-1 wins). ";
+    if (s.seat0_advantage_elo !== null) {
+      text += "Seat 0 advantage " + (s.seat0_advantage_elo >= 0 ? "+" : "") + s.seat0_advantage_elo.toFixed(1) +
+        " Elo [" + (s.seat0_advantage_lo === null ? "-inf" : signed(s.seat0_advantage_lo)) + ", " +
+        (s.seat0_advantage_hi === null ? "inf" : signed(s.seat0_advantage_hi)) + "] (" + level +
+        " interval), fitted with the Bradley-Terry ratings.";
+    } else {
+      text += "Seat 0 advantage: " + s.seat0_advantage_note + ".";
+    }
+    box.textContent = text;
   }
 
   function renderRatingChart() {
@@ -835,6 +870,11 @@
       out.games_listed = document.querySelectorAll("#games-table tbody tr").length;
       out.charts = document.querySelectorAll("#rating-chart svg, #timeline svg").length;
       out.heatmap_cells = document.querySelectorAll("#crosstable-table td.heat").length;
+      out.seats = (document.getElementById("seats") || {}).textContent || "";
+      out.run_facts = {};
+      Array.prototype.forEach.call(document.querySelectorAll("#run-facts-table tr"), function (tr) {
+        out.run_facts[tr.querySelector("th").textContent] = tr.querySelector("td").textContent;
+      });
       if (!replay) openReplay(DATA.games.length ? DATA.games[0].index : 0, 0);
       if (replay) {
         out.cpu_shown = Array.prototype.filter.call(
