@@ -23,15 +23,25 @@ fn outcome(points: f64) -> Outcomes {
 /// Elo after every game of the pool, played one by one in schedule order,
 /// every bot starting at `initial`.
 pub fn elo_ratings(pool: &Pool, k: f64, initial: f64) -> Vec<f64> {
-    let config = EloConfig { k };
-    let mut r = vec![EloRating { rating: initial }; pool.len()];
+    let mut r = vec![initial; pool.len()];
     for g in &pool.games {
         let [a, b] = g.seats;
-        let (ra, rb) = elo(&r[a], &r[b], &outcome(g.score0()), &config);
-        r[a] = ra;
-        r[b] = rb;
+        (r[a], r[b]) = elo_step(r[a], r[b], g.score0(), k);
     }
-    r.into_iter().map(|e| e.rating).collect()
+    r
+}
+
+/// One game of [`elo_ratings`]: the two ratings after seat 0, rated `ra`,
+/// scored `score0` (1, 0.5 or 0) against seat 1, rated `rb` (the report's
+/// Elo over the run takes the same steps).
+pub fn elo_step(ra: f64, rb: f64, score0: f64, k: f64) -> (f64, f64) {
+    let (a, b) = elo(
+        &EloRating { rating: ra },
+        &EloRating { rating: rb },
+        &outcome(score0),
+        &EloConfig { k },
+    );
+    (a.rating, b.rating)
 }
 
 /// The games of each round, rounds ascending.

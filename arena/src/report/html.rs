@@ -28,6 +28,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::value::RawValue;
 
+use super::course::{self, Course, TestSpec};
 use super::summary::{self, Crosstable, RatingChart, RunTotals, Table, Timeline};
 use crate::store::{self, RatingsRow, StoreError};
 use arena_core::record::GameRecord;
@@ -371,6 +372,8 @@ impl Chooser {
 /// What the page draws besides the ratings.
 struct Page {
     totals: RunTotals,
+    /// Times per move, game lengths, and the traces over the run.
+    course: Course,
     forfeit_reasons: BTreeMap<String, u64>,
     games: Vec<Box<RawValue>>,
     replays: usize,
@@ -385,16 +388,21 @@ fn collect<I, F>(
     mut records: F,
     asked: &[u64],
     blocks_dir: Option<&Path>,
+    tests: Vec<TestSpec>,
 ) -> Result<Page, StoreError>
 where
     F: FnMut() -> Result<I, StoreError>,
     I: Iterator<Item = Result<GameRecord, StoreError>>,
 {
     let mut chooser = Chooser::new(asked);
+    let mut course = Course::new(tests);
     for r in records()? {
-        chooser.add(&r?);
+        let r = r?;
+        chooser.add(&r);
+        course.add_game(&r);
     }
     let count = chooser.totals.count;
+    course.start_traces(count);
     let all_listed = count <= LIST_ALL;
     let embed_all = count <= EMBED_ALL;
     let chosen = chooser.chosen();
@@ -403,6 +411,7 @@ where
     let (mut replays, mut used) = (0, 0);
     for r in records()? {
         let r = r?;
+        course.add_trace(&r);
         if let Some(b) = blocks.as_mut() {
             b.add(&r)?;
         }
@@ -425,6 +434,7 @@ where
     listed.sort_by_key(|(i, _)| *i);
     Ok(Page {
         totals: chooser.totals,
+        course,
         forfeit_reasons: chooser.forfeit_reasons,
         games: listed.into_iter().map(|(_, v)| v).collect(),
         replays,
@@ -555,9 +565,52 @@ pub fn escape_html(text: &str) -> String {
 pub fn render_html(title: &str, records: &[GameRecord], ratings: Option<&[RatingsRow]>) -> String {
     let mut sorted: Vec<&GameRecord> = records.iter().collect();
     sorted.sort_by_key(|r| r.index);
-    let page = collect(|| Ok(sorted.iter().map(|r| Ok((*r).clone()))), &[], None)
-        .expect("records in memory read without error");
+    let page = collect(
+        || Ok(sorted.iter().map(|r| Ok((*r).clone()))),
+        &[],
+        None,
+        Vec::new(),
+    )
+    .expect("records in memory read without error");
     render(title, page, ratings, None, None)
+}
+
+/// The run's sequential tests, from its manifest: `arena match --sprt`
+/// (the first bot against the second) or a gauntlet's `sprt` (each
+/// challenger against the champion). A text that does not parse gives none.
+fn sprt_tests(manifest: Option<&store::Manifest>) -> Vec<TestSpec> {
+    let Some(m) = manifest else {
+        return Vec::new();
+    };
+    let c = &m.config;
+    let names: Vec<&str> = c.bots.iter().map(|b| b.name.as_str()).collect();
+    if let (Some(text), Some(champion)) = (&c.sprt, &c.champion) {
+        let Ok(params) = text.parse() else {
+            return Vec::new();
+        };
+        return names
+            .iter()
+            .filter(|n| *n != champion)
+            .map(|n| TestSpec {
+                tested: n.to_string(),
+                opponent: champion.clone(),
+                params,
+            })
+            .collect();
+    }
+    // `arena match --sprt` writes its test as the run's stop rule,
+    // `sprt elo0=..,elo1=..,alpha=..,beta=..`.
+    let rule = m.stop_rule.as_deref().and_then(|r| r.strip_prefix("sprt "));
+    match (rule.and_then(|r| r.parse().ok()), names.as_slice()) {
+        (Some(params), [first, second]) => {
+            vec![TestSpec {
+                tested: first.to_string(),
+                opponent: second.to_string(),
+                params,
+            }]
+        }
+        _ => Vec::new(),
+    }
 }
 
 fn render(
@@ -568,6 +621,10 @@ fn render(
     manifest: Option<&store::Manifest>,
 ) -> String {
     let facts = run_facts(manifest, &page.forfeit_reasons);
+    let course_html = {
+        let order = summary::standings_table(&page.totals, ratings).bots;
+        course::section_html(&page.course, &order)
+    };
     let totals = &page.totals;
     let standings = summary::standings_table(totals, ratings);
     let rating_chart = summary::rating_chart(totals, ratings, &standings.bots);
@@ -618,6 +675,8 @@ fn render(
 <section id="crosstable-section"><h2>Crosstable</h2><div id="crosstable"></div></section>
 <section id="timeline-section"><h2>Score over time</h2><div id="timeline"></div></section>
 </div>
+<section id="course-section"><h2>How the games went</h2>
+{course_html}</section>
 <section id="games-section"><h2>Games</h2><div id="games"></div></section>
 </main>
 <main id="replay" hidden></main>
@@ -648,19 +707,20 @@ pub fn write_html(
         .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
         .unwrap_or_else(|| dir.display().to_string());
     let games = dir.join(store::GAMES_JSONL);
+    // A directory without a readable manifest (games copied from
+    // elsewhere) still gets its page, without the run's conditions.
+    let manifest = store::Manifest::read(dir).ok().flatten();
     let page = collect(
         || Ok(store::games_in(&games)?.map(|l| l.map(|l| l.record))),
         asked,
         Some(dir),
+        sprt_tests(manifest.as_ref()),
     )?;
     // Written with ratings.csv; a file that is not JSON is left out.
     let ratings_summary = std::fs::read(dir.join(super::ratings::SUMMARY))
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())
         .filter(|_| ratings.is_some());
-    // A directory without a readable manifest (games copied from
-    // elsewhere) still gets its page, without the run's conditions.
-    let manifest = store::Manifest::read(dir).ok().flatten();
     let html = render(&title, page, ratings, ratings_summary, manifest.as_ref());
     store::write_atomic(dir, store::INDEX_HTML, html.as_bytes())?;
     Ok(dir.join(store::INDEX_HTML))

@@ -7,6 +7,7 @@
 //! drawn by the drawers the game registry names. Files are read and written
 //! through [`crate::store`].
 
+pub mod course;
 pub mod export;
 pub mod html;
 pub mod ratings;
