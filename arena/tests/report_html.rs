@@ -244,6 +244,7 @@ fn check_in_browser(bin: &Path, dir: &Path, page: &Path, records: &[GameRecord])
         assert_eq!(result["checks"]["no_drawer_shown"], true, "{result}");
     }
     assert_eq!(result["charts"], 2);
+    check_course(&result, &listed, records);
     // The replay (game 0) shows each move's CPU time where it was measured.
     let with_cpu = game0.moves.iter().filter(|m| m.cpu_ms.is_some()).count();
     assert_eq!(result["cpu_shown"], with_cpu, "{result}");
@@ -267,6 +268,72 @@ fn check_in_browser(bin: &Path, dir: &Path, page: &Path, records: &[GameRecord])
         .flatten()
         .collect();
     assert_eq!(result["seat_files"], serde_json::json!(files), "{result}");
+}
+
+/// "How the games went", as the page drew it, against the records: one
+/// time-per-move row per bot that moved (standings order, its moves and its
+/// slowest move exact, min <= median <= p90 <= max), the game-length counts
+/// summing to the games, one Elo line per bot.
+fn check_course(result: &serde_json::Value, standings: &[&str], records: &[GameRecord]) {
+    let course = &result["course"];
+    let mut moves: std::collections::BTreeMap<&str, (u64, f64)> = Default::default();
+    for r in records {
+        for m in r.moves.iter().skip(r.opening_plies) {
+            let e = moves.entry(r.seats[m.seat].name.as_str()).or_default();
+            e.0 += 1;
+            e.1 = e.1.max(m.ms);
+        }
+    }
+    let rows = course["time_rows"].as_array().unwrap();
+    let row_bots: Vec<&str> = rows.iter().map(|r| r["bot"].as_str().unwrap()).collect();
+    let want: Vec<&str> = standings
+        .iter()
+        .copied()
+        .filter(|b| moves.contains_key(b))
+        .collect();
+    assert_eq!(row_bots, want, "{course}");
+    for row in rows {
+        let (n, max) = moves[row["bot"].as_str().unwrap()];
+        assert_eq!(row["moves"], n, "{row}");
+        let ms: Vec<f64> = row["ms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        assert!(ms.windows(2).all(|w| w[0] <= w[1]), "{row}");
+        assert_eq!(ms[3], max, "{row}");
+    }
+    assert!(course["time_bars"].as_u64().unwrap() >= rows.len() as u64);
+    let counts: u64 = course["length_counts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_u64().unwrap())
+        .sum();
+    assert_eq!(counts, records.len() as u64, "{course}");
+    let lengths = course["length_games"].as_array().unwrap();
+    let plies = records.iter().map(|r| r.moves.len());
+    let (shortest, longest) = (plies.clone().min().unwrap(), plies.max().unwrap());
+    assert_eq!(lengths[0], records.len(), "{course}");
+    assert_eq!(lengths[1], shortest, "{course}");
+    assert_eq!(lengths[4], longest, "{course}");
+    let lines: Vec<&str> = course["elo_lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["bot"].as_str().unwrap())
+        .collect();
+    let rated: Vec<&str> = standings
+        .iter()
+        .copied()
+        .filter(|b| {
+            records
+                .iter()
+                .any(|r| r.seats[0].name != r.seats[1].name && r.seats.iter().any(|s| s.name == *b))
+        })
+        .collect();
+    assert_eq!(lines, rated, "{course}");
 }
 
 /// Screenshots for docs/img, from a tournament of random players with
@@ -490,6 +557,74 @@ fn report_of_a_real_arena_match_works_in_a_headless_browser() {
             assert_eq!(facts["forfeits by reason"], "none", "{facts}");
         }
     }
+}
+
+#[test]
+fn the_report_of_an_sprt_match_draws_its_llr_trace_with_the_bounds() {
+    let arena = env!("CARGO_BIN_EXE_arena");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("arena_match_sprt");
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = dir.to_str().unwrap();
+    let first = format!("first={arena} bot-first");
+    let params = "elo0=0,elo1=200,alpha=0.1,beta=0.1";
+    arena_ok(&[
+        "match",
+        "--game",
+        "dakon",
+        "--bot",
+        &first,
+        "--bot",
+        "random=python3 bots/test/testbot.py --mode random",
+        "--games",
+        "12",
+        "--sprt",
+        params,
+        "--out",
+        out,
+        "--quiet",
+    ]);
+    let records = arena::store::read_games_file(&dir.join("games.jsonl")).unwrap();
+    // The test the match ran, pair by pair (a pair repeating one is no
+    // evidence), as the report must trace it.
+    let mut sprt = arena::rating::Sprt::new(params.parse().unwrap());
+    let mut seen = std::collections::HashSet::new();
+    for pair in records.chunks(2) {
+        let key = [pair[0].play_key(), pair[1].play_key()];
+        if seen.insert(key) {
+            sprt.record_pair(pair[0].result.points(0), pair[1].result.points(1));
+        }
+    }
+    let caption = format!(
+        "first ({params}): {} after {} games, LLR {:.3}, bounds [{:.3}, {:.3}]",
+        sprt.status(),
+        records.len(),
+        sprt.llr(),
+        sprt.bounds().0,
+        sprt.bounds().1
+    );
+    let page = dir.join("index.html");
+    assert!(std::fs::read_to_string(&page).unwrap().contains(&caption));
+    let Some(bin) = require_chromium() else {
+        return;
+    };
+    let run = run_chromium(&bin, &dir, &["--dump-dom"], &file_url(&page, "selftest"));
+    let result = selftest(&run.stdout);
+    assert_eq!(result["errors"], serde_json::json!([]), "page errors");
+    let course = &result["course"];
+    assert_eq!(course["visible"], true, "{course}");
+    let llr = course["llr"].as_array().unwrap();
+    assert_eq!(llr.len(), 1, "{course}");
+    assert_eq!(llr[0]["caption"], caption, "{course}");
+    assert_eq!(llr[0]["bounds"], 2, "{course}");
+    // The start, and a point per pair.
+    assert_eq!(llr[0]["points"], 1 + records.len() / 2, "{course}");
+    let standings: Vec<&str> = result["standings_bots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    check_course(&result, &standings, &records);
 }
 
 #[test]

@@ -497,11 +497,15 @@ fn times_html(c: &Course, bots: &[&str], color: &dyn Fn(usize) -> &'static str) 
         }
         svg.push_str("</svg>");
         h.push_str(&format!(
-            "<tr class=\"move-times\" data-bot=\"{}\"><td class=\"bot\"><span class=\"swatch\" \
+            "<tr class=\"move-times\" data-bot=\"{}\" data-ms=\"{} {} {} {}\"><td class=\"bot\"><span class=\"swatch\" \
              style=\"background:{}\"></span><span class=\"botname\">{}</span></td>\
              <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
              <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{svg}</td></tr>\n",
             esc(bot),
+            t.min,
+            t.quantile(0.5).unwrap_or(t.min),
+            t.quantile(0.9).unwrap_or(t.max),
+            t.max,
             color(*i),
             esc(bot),
             t.count,

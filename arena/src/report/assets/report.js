@@ -875,6 +875,29 @@
       Array.prototype.forEach.call(document.querySelectorAll("#run-facts-table tr"), function (tr) {
         out.run_facts[tr.querySelector("th").textContent] = tr.querySelector("td").textContent;
       });
+      // How the games went (drawn by the page's HTML, not by this script).
+      var all = function (sel, f) { return Array.prototype.map.call(document.querySelectorAll(sel), f); };
+      out.course = {
+        time_rows: all("#move-times-table tr.move-times", function (tr) {
+          return { bot: tr.getAttribute("data-bot"), moves: Number(tr.children[1].textContent),
+            ms: tr.getAttribute("data-ms").split(" ").map(Number) };
+        }),
+        time_bars: document.querySelectorAll("#move-times-table svg.time-hist rect").length,
+        length_games: all("#game-lengths-table tbody td", function (td) { return Number(td.textContent); }),
+        length_counts: all("#game-lengths-chart rect.length-bin", function (r) { return Number(r.getAttribute("data-count")); }),
+        elo_lines: all("#elo-trace polyline.elo-line", function (l) {
+          return { bot: l.getAttribute("data-bot"), points: l.getAttribute("points").split(" ").length };
+        }),
+        llr: all("svg.llr-trace", function (svgEl) {
+          return { bounds: svgEl.querySelectorAll(".llr-bound").length,
+            points: svgEl.querySelector(".llr-line").getAttribute("points").split(" ").length,
+            caption: svgEl.previousElementSibling.textContent };
+        })
+      };
+      var course = document.querySelector("#report #course-section");
+      out.checks.course_in_report = !!course;
+      // Laid out unless a replay hides the report (#game=...).
+      out.course.visible = !!course && course.getBoundingClientRect().height > 0;
       if (!replay) openReplay(DATA.games.length ? DATA.games[0].index : 0, 0);
       if (replay) {
         out.cpu_shown = Array.prototype.filter.call(
