@@ -603,7 +603,21 @@ fn the_report_of_an_sprt_match_draws_its_llr_trace_with_the_bounds() {
         sprt.bounds().1
     );
     let page = dir.join("index.html");
-    assert!(std::fs::read_to_string(&page).unwrap().contains(&caption));
+    // The section is in the page as written, tables and SVG, before any
+    // script runs: it reads without JavaScript.
+    let html = std::fs::read_to_string(&page).unwrap();
+    for part in [
+        "<table id=\"move-times-table\"",
+        "<table id=\"game-lengths-table\"",
+        "<svg id=\"elo-trace\"",
+        caption.as_str(),
+    ] {
+        assert!(html.contains(part), "{part} not in the page as written");
+    }
+    assert!(
+        !html.contains("<table id=\"standings-table\""),
+        "the control"
+    );
     let Some(bin) = require_chromium() else {
         return;
     };

@@ -681,7 +681,7 @@ fn render(
 </main>
 <main id="replay" hidden></main>
 <pre id="selftest" hidden></pre>
-<noscript><p>This report draws its tables and charts with JavaScript; please enable it.</p></noscript>
+<noscript><p>This report draws most of its tables and charts with JavaScript; please enable it (How the games went reads without it).</p></noscript>
 <script type="application/json" id="data">{json}</script>
 <script>
 {JS}</script>
