@@ -41,6 +41,8 @@ pub struct App {
     pub builds: Notify,
     /// Becomes true on SIGTERM or SIGINT.
     pub stopping: watch::Receiver<bool>,
+    /// The leaderboard and ratings last computed from the games table.
+    pub standing: crate::standing::Cache,
 }
 
 /// The uid (and gid) unpacked bots belong to when the server is root: a
@@ -268,6 +270,7 @@ pub async fn serve(opts: ServeOptions) -> Result<(), ServeError> {
         play,
         builds: Notify::new(),
         stopping: stop_rx,
+        standing: crate::standing::Cache::new(),
     });
     let listener = tokio::net::TcpListener::bind(opts.listen)
         .await
@@ -281,6 +284,7 @@ pub async fn serve(opts: ServeOptions) -> Result<(), ServeError> {
     })?;
 
     let mut tasks = tokio::task::JoinSet::new();
+    tasks.spawn(crate::standing::keep_fresh(app.clone()));
     tasks.spawn(crate::builder::run(app.clone()));
     tasks.spawn(crate::games::scheduler(app.clone()));
     for i in 0..opts.workers {

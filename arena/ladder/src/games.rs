@@ -93,7 +93,10 @@ async fn fill(app: &App, rng: &mut ChaCha8Rng) -> Result<(), crate::db::DbError>
         return Ok(());
     }
     let settings_r = app.rating_settings();
-    let rated = crate::standing::ratings(&app.db, &settings_r).await?;
+    // The cached standing: a result or two behind at most, which
+    // matchmaking does not mind, and no second rating fit.
+    let standing = app.standing.current().await;
+    let rated = &standing.ratings;
     let entrants: Vec<Entrant> = active
         .iter()
         .map(|v| {
@@ -273,7 +276,8 @@ async fn post(app: &App, owner: &str, lease: &Lease, mut record: GameRecord) {
         )
         .await
     {
-        Ok(Posted::Accepted | Posted::AlreadyStored) => {}
+        Ok(Posted::Accepted) => app.standing.results_changed(),
+        Ok(Posted::AlreadyStored) => {}
         Ok(Posted::NotCurrent) => {
             eprintln!("arena-ladder: {owner}: game {}: its lease lapsed before the result; it is played again", g.id)
         }
