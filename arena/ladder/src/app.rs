@@ -39,6 +39,12 @@ pub struct App {
     pub play: crate::play::PlaySettings,
     /// Woken when a version is queued for building.
     pub builds: Notify,
+    /// Woken when a game finishes: the scheduler fills the queue again at
+    /// once instead of at its next tick (with instant bots the tick alone
+    /// held the ladder to a ninth of a tournament's pace).
+    pub game_done: Notify,
+    /// Woken when games are queued: idle workers look for a lease at once.
+    pub games_queued: Notify,
     /// Becomes true on SIGTERM or SIGINT.
     pub stopping: watch::Receiver<bool>,
     /// The leaderboard and ratings last computed from the games table.
@@ -269,6 +275,8 @@ pub async fn serve(opts: ServeOptions) -> Result<(), ServeError> {
         warning,
         play,
         builds: Notify::new(),
+        game_done: Notify::new(),
+        games_queued: Notify::new(),
         stopping: stop_rx,
         standing: crate::standing::Cache::new(),
     });

@@ -67,6 +67,7 @@ pub async fn scheduler(app: Arc<App>) {
         }
         tokio::select! {
             _ = tokio::time::sleep(Duration::from_millis(250)) => {}
+            _ = app.game_done.notified() => {}
             _ = stopping.changed() => {}
         }
     }
@@ -123,6 +124,7 @@ async fn fill(app: &App, rng: &mut ChaCha8Rng) -> Result<(), crate::db::DbError>
         app.db
             .schedule_pair(a, b, |p| pair_opening(app, p), |p| pair_seed(seed, p))
             .await?;
+        app.games_queued.notify_waiters();
     }
     Ok(())
 }
@@ -181,6 +183,7 @@ pub async fn worker(app: Arc<App>, n: usize) {
         if idle {
             tokio::select! {
                 _ = tokio::time::sleep(Duration::from_millis(200)) => {}
+                _ = app.games_queued.notified() => {}
                 _ = stopping.changed() => {}
             }
         }
@@ -276,7 +279,10 @@ async fn post(app: &App, owner: &str, lease: &Lease, mut record: GameRecord) {
         )
         .await
     {
-        Ok(Posted::Accepted) => app.standing.results_changed(),
+        Ok(Posted::Accepted) => {
+            app.standing.results_changed();
+            app.game_done.notify_one();
+        }
         Ok(Posted::AlreadyStored) => {}
         Ok(Posted::NotCurrent) => {
             eprintln!("arena-ladder: {owner}: game {}: its lease lapsed before the result; it is played again", g.id)

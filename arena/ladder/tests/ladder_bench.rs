@@ -188,6 +188,8 @@ async fn leaderboard_latency_on_a_big_ladder() {
         warning: None,
         play,
         builds: Notify::new(),
+        game_done: Notify::new(),
+        games_queued: Notify::new(),
         stopping: stop_rx,
         standing: arena_ladder::standing::Cache::new(),
     });
