@@ -15,12 +15,12 @@ chmod 755 "$WORK" # bots run as an unprivileged user when arena is root
 trap 'kill -TERM ${SERVER:-} 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$WORK"' EXIT
 cc -O2 -o "$WORK/first_legal" bots/c/first_legal.c
 
-# The tournament: a round robin of the four, 48 games per pairing (288 games).
+# The tournament: a round robin of the four, 240 games per pairing (1,440 games).
 cat >"$WORK/t.toml" <<EOF
 game = "dakon"
 seed = 1
 format = "round-robin"
-games = 48
+games = 240
 [time_control]
 movetime_ms = 100
 [defaults]
@@ -30,17 +30,16 @@ EOF
 for b in a b c d; do
     printf '[[bots]]\nname = "%s"\ncommand = ["%s/first_legal"]\n' "$b" "$WORK" >>"$WORK/t.toml"
 done
-# CPU seconds of process $1 itself (not its bots), from /proc.
-cpu() { awk -v t="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / t }' "/proc/$1/stat" 2>/dev/null; }
+# CPU seconds of process $1 and of the children it has reaped (its bots), from /proc.
+cpu() { awk -v t="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15 + $16 + $17) / t }' "/proc/$1/stat"; }
+# The tournament's, with its bots (/usr/bin/time: wait4's rusage of the whole tree).
 start=$(date +%s.%N)
-"$BIN/arena" tournament "$WORK/t.toml" --out "$WORK/t" --concurrency 2 --quiet >/dev/null &
-T=$!
-tcpu=0
-while kill -0 $T 2>/dev/null; do c=$(cpu $T) && [ -n "$c" ] && tcpu=$c; sleep 0.05; done
-wait $T
+/usr/bin/time -o "$WORK/t.cpu" -f "%U %S" \
+    "$BIN/arena" tournament "$WORK/t.toml" --out "$WORK/t" --concurrency 2 --quiet >/dev/null
 end=$(date +%s.%N)
+tcpu=$(awk '{ printf "%.2f", $1 + $2 }' "$WORK/t.cpu")
 tgames=$(wc -l <"$WORK/t/games.jsonl")
-echo "tournament: $tgames games in $(echo "$end - $start" | bc) s: $(echo "scale=0; $tgames * 60 / ($end - $start)" | bc) games/min; arena itself used ${tcpu} s of CPU: $(echo "scale=2; $tcpu * 1000 / $tgames" | bc) ms per game"
+echo "tournament: $tgames games in $(echo "$end - $start" | bc) s: $(echo "scale=0; $tgames * 60 / ($end - $start)" | bc) games/min; arena and its bots used ${tcpu} s of CPU: $(echo "scale=2; $tcpu * 1000 / $tgames" | bc) ms per game"
 
 # The ladder.
 DATA=$WORK/ladder
@@ -67,7 +66,7 @@ sleep "$SECONDS_"
 g1=$(done_now)
 c1=$(cpu $SERVER)
 end=$(date +%s.%N)
-echo "ladder: $((g1 - g0)) games in $(echo "$end - $start" | bc) s: $(echo "scale=0; ($g1 - $g0) * 60 / ($end - $start)" | bc) games/min; the server itself used $(echo "$c1 - $c0" | bc) s of CPU: $(echo "scale=2; ($c1 - $c0) * 1000 / ($g1 - $g0)" | bc) ms per game"
+echo "ladder: $((g1 - g0)) games in $(echo "$end - $start" | bc) s: $(echo "scale=0; ($g1 - $g0) * 60 / ($end - $start)" | bc) games/min; the server and its bots used $(echo "$c1 - $c0" | bc) s of CPU: $(echo "scale=2; ($c1 - $c0) * 1000 / ($g1 - $g0)" | bc) ms per game"
 kill -TERM $SERVER
 wait $SERVER || true
 SERVER=
