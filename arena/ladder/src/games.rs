@@ -58,11 +58,18 @@ pub fn pair_opening(app: &App, pair: i64) -> String {
 pub async fn scheduler(app: Arc<App>) {
     let mut rng = ChaCha8Rng::seed_from_u64(app.config.seed);
     let mut stopping = app.stopping.clone();
+    let mut swept = std::time::Instant::now() - HOUSEKEEPING;
     loop {
         if *stopping.borrow() {
             return;
         }
-        if let Err(e) = fill(&app, &mut rng).await {
+        // Lapsed leases and retention (writes) at most every HOUSEKEEPING,
+        // not after every finished game.
+        let sweep = swept.elapsed() >= HOUSEKEEPING;
+        if sweep {
+            swept = std::time::Instant::now();
+        }
+        if let Err(e) = fill(&app, &mut rng, sweep).await {
             eprintln!("arena-ladder: scheduler: {e}");
         }
         tokio::select! {
@@ -73,13 +80,18 @@ pub async fn scheduler(app: Arc<App>) {
     }
 }
 
-async fn fill(app: &App, rng: &mut ChaCha8Rng) -> Result<(), crate::db::DbError> {
-    let expired = app.db.expire_leases().await?;
-    if expired > 0 {
-        eprintln!("arena-ladder: {expired} lapsed lease(s): their games are queued again");
-    }
-    if let Some(keep) = app.config.keep_records {
-        app.db.apply_retention(keep).await?;
+/// How often the scheduler returns lapsed leases and applies retention.
+const HOUSEKEEPING: Duration = Duration::from_millis(250);
+
+async fn fill(app: &App, rng: &mut ChaCha8Rng, sweep: bool) -> Result<(), crate::db::DbError> {
+    if sweep {
+        let expired = app.db.expire_leases().await?;
+        if expired > 0 {
+            eprintln!("arena-ladder: {expired} lapsed lease(s): their games are queued again");
+        }
+        if let Some(keep) = app.config.keep_records {
+            app.db.apply_retention(keep).await?;
+        }
     }
     if app.paused().await? {
         return Ok(());
