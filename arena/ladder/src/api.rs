@@ -248,6 +248,10 @@ async fn health(State(app): State<Arc<App>>) -> ApiResult<Response> {
         "paused": app.paused().await?,
         "sandbox": app.sandbox_name(),
         "games": { "queued": n("queued"), "leased": n("leased"), "done": n("done") },
+        "leaderboard": app.standing.peek().map(|s| json!({
+            "computed_at": s.computed_at,
+            "games": s.games,
+        })),
         "warning": app.warning,
     })))
 }
@@ -461,6 +465,10 @@ async fn retire(
         .await?
         .ok_or_else(|| ApiError::not_found(format!("no bot `{name}`")))?;
     app.db.retire_bot(id).await?;
+    // Off the leaderboard by the time this answers.
+    app.standing
+        .refresh(&app.db, &app.rating_settings())
+        .await?;
     Ok(json_ok(json!({ "bot": name, "retired": true })))
 }
 
@@ -490,6 +498,10 @@ async fn rebuild(
         ));
     }
     app.builds.notify_one();
+    // A version built again leaves the leaderboard until it passes again.
+    app.standing
+        .refresh(&app.db, &app.rating_settings())
+        .await?;
     Ok(json_ok(json!({ "version": id, "status": "queued" })))
 }
 
@@ -628,9 +640,16 @@ pub struct BoardRow {
     pub last_game: Option<i64>,
 }
 
+/// The cached standing (never computed here): the array of rows, with
+/// when it was computed and from how many games in the headers
+/// `Arena-Computed-At` and `Arena-Games` (also in `/api/health`).
 async fn leaderboard(State(app): State<Arc<App>>) -> ApiResult<Response> {
-    let rows = standing::leaderboard(&app.db, &app.rating_settings()).await?;
-    Ok(json_ok(serde_json::to_value(rows).expect("rows serialize")))
+    let s = app.standing.current().await;
+    let mut r = json_ok(serde_json::to_value(&s.rows).expect("rows serialize"));
+    let h = r.headers_mut();
+    h.insert("arena-computed-at", HeaderValue::from(s.computed_at));
+    h.insert("arena-games", HeaderValue::from(s.games));
+    Ok(r)
 }
 
 #[cfg(test)]

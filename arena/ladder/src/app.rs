@@ -39,8 +39,16 @@ pub struct App {
     pub play: crate::play::PlaySettings,
     /// Woken when a version is queued for building.
     pub builds: Notify,
+    /// Woken when a game finishes: the scheduler fills the queue again at
+    /// once instead of at its next tick (with instant bots the tick alone
+    /// held the ladder to a ninth of a tournament's pace).
+    pub game_done: Notify,
+    /// Woken when games are queued: idle workers look for a lease at once.
+    pub games_queued: Notify,
     /// Becomes true on SIGTERM or SIGINT.
     pub stopping: watch::Receiver<bool>,
+    /// The leaderboard and ratings last computed from the games table.
+    pub standing: crate::standing::Cache,
 }
 
 /// The uid (and gid) unpacked bots belong to when the server is root: a
@@ -267,7 +275,10 @@ pub async fn serve(opts: ServeOptions) -> Result<(), ServeError> {
         warning,
         play,
         builds: Notify::new(),
+        game_done: Notify::new(),
+        games_queued: Notify::new(),
         stopping: stop_rx,
+        standing: crate::standing::Cache::new(),
     });
     let listener = tokio::net::TcpListener::bind(opts.listen)
         .await
@@ -281,6 +292,7 @@ pub async fn serve(opts: ServeOptions) -> Result<(), ServeError> {
     })?;
 
     let mut tasks = tokio::task::JoinSet::new();
+    tasks.spawn(crate::standing::keep_fresh(app.clone()));
     tasks.spawn(crate::builder::run(app.clone()));
     tasks.spawn(crate::games::scheduler(app.clone()));
     for i in 0..opts.workers {

@@ -181,6 +181,10 @@ async fn one(app: &App, v: &Version) -> Result<(), crate::db::DbError> {
             } else {
                 app.db.activate(v.id, &log).await?;
                 eprintln!("arena-ladder: {}.v{} is active", v.bot, v.seq);
+                // On the leaderboard (and in matchmaking) from now on.
+                app.standing
+                    .refresh(&app.db, &app.rating_settings())
+                    .await?;
             }
         }
     }

@@ -472,6 +472,20 @@ impl Db {
         f().map(Some).map_err(sql("read bot"))
     }
 
+    /// Every bot's author name, by bot id (one query, for the leaderboard).
+    pub async fn bot_authors(&self) -> Result<HashMap<i64, String>, DbError> {
+        let rows = sqlx::query(
+            "SELECT b.id, a.name AS author FROM bots b JOIN authors a ON a.id = b.author_id",
+        )
+        .fetch_all(&self.pool)
+        .await
+        .map_err(sql("read bots"))?;
+        rows.iter()
+            .map(|r| Ok((r.try_get("id")?, r.try_get("author")?)))
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(sql("read bot"))
+    }
+
     /// Adds a `queued` version of `bot` with this content, or finds the one
     /// that has it already (a version is content-addressed): (version, new?).
     pub async fn add_version(

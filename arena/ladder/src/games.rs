@@ -58,27 +58,40 @@ pub fn pair_opening(app: &App, pair: i64) -> String {
 pub async fn scheduler(app: Arc<App>) {
     let mut rng = ChaCha8Rng::seed_from_u64(app.config.seed);
     let mut stopping = app.stopping.clone();
+    let mut swept = std::time::Instant::now() - HOUSEKEEPING;
     loop {
         if *stopping.borrow() {
             return;
         }
-        if let Err(e) = fill(&app, &mut rng).await {
+        // Lapsed leases and retention (writes) at most every HOUSEKEEPING,
+        // not after every finished game.
+        let sweep = swept.elapsed() >= HOUSEKEEPING;
+        if sweep {
+            swept = std::time::Instant::now();
+        }
+        if let Err(e) = fill(&app, &mut rng, sweep).await {
             eprintln!("arena-ladder: scheduler: {e}");
         }
         tokio::select! {
             _ = tokio::time::sleep(Duration::from_millis(250)) => {}
+            _ = app.game_done.notified() => {}
             _ = stopping.changed() => {}
         }
     }
 }
 
-async fn fill(app: &App, rng: &mut ChaCha8Rng) -> Result<(), crate::db::DbError> {
-    let expired = app.db.expire_leases().await?;
-    if expired > 0 {
-        eprintln!("arena-ladder: {expired} lapsed lease(s): their games are queued again");
-    }
-    if let Some(keep) = app.config.keep_records {
-        app.db.apply_retention(keep).await?;
+/// How often the scheduler returns lapsed leases and applies retention.
+const HOUSEKEEPING: Duration = Duration::from_millis(250);
+
+async fn fill(app: &App, rng: &mut ChaCha8Rng, sweep: bool) -> Result<(), crate::db::DbError> {
+    if sweep {
+        let expired = app.db.expire_leases().await?;
+        if expired > 0 {
+            eprintln!("arena-ladder: {expired} lapsed lease(s): their games are queued again");
+        }
+        if let Some(keep) = app.config.keep_records {
+            app.db.apply_retention(keep).await?;
+        }
     }
     if app.paused().await? {
         return Ok(());
@@ -93,7 +106,10 @@ async fn fill(app: &App, rng: &mut ChaCha8Rng) -> Result<(), crate::db::DbError>
         return Ok(());
     }
     let settings_r = app.rating_settings();
-    let rated = crate::standing::ratings(&app.db, &settings_r).await?;
+    // The cached standing: a result or two behind at most, which
+    // matchmaking does not mind, and no second rating fit.
+    let standing = app.standing.current().await;
+    let rated = &standing.ratings;
     let entrants: Vec<Entrant> = active
         .iter()
         .map(|v| {
@@ -120,6 +136,7 @@ async fn fill(app: &App, rng: &mut ChaCha8Rng) -> Result<(), crate::db::DbError>
         app.db
             .schedule_pair(a, b, |p| pair_opening(app, p), |p| pair_seed(seed, p))
             .await?;
+        app.games_queued.notify_waiters();
     }
     Ok(())
 }
@@ -178,6 +195,7 @@ pub async fn worker(app: Arc<App>, n: usize) {
         if idle {
             tokio::select! {
                 _ = tokio::time::sleep(Duration::from_millis(200)) => {}
+                _ = app.games_queued.notified() => {}
                 _ = stopping.changed() => {}
             }
         }
@@ -273,7 +291,11 @@ async fn post(app: &App, owner: &str, lease: &Lease, mut record: GameRecord) {
         )
         .await
     {
-        Ok(Posted::Accepted | Posted::AlreadyStored) => {}
+        Ok(Posted::Accepted) => {
+            app.standing.results_changed();
+            app.game_done.notify_one();
+        }
+        Ok(Posted::AlreadyStored) => {}
         Ok(Posted::NotCurrent) => {
             eprintln!("arena-ladder: {owner}: game {}: its lease lapsed before the result; it is played again", g.id)
         }

@@ -634,6 +634,17 @@ fn run_ladder(db: Option<&str>) {
     wait_for(Duration::from_secs(120), "games in play finish", || {
         s.get("/api/health").1["games"]["leased"] == 0
     });
+    // The leaderboard is computed in the background: wait until it counts
+    // every finished game, and check that it says so.
+    wait_for(
+        Duration::from_secs(60),
+        "the leaderboard counts every game",
+        || {
+            let h = s.get("/api/health").1;
+            h["leaderboard"]["games"] == h["games"]["done"]
+        },
+    );
+    assert!(s.get("/api/health").1["leaderboard"]["computed_at"].is_i64());
 
     // The leaderboard.
     let (_, board) = s.get("/api/leaderboard");
