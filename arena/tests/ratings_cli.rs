@@ -791,6 +791,12 @@ fn a_match_prints_running_score_lines_and_takes_a_confidence() {
         serde_json::from_slice(&std::fs::read(dir.join("b/summary.json")).unwrap()).unwrap();
     assert_eq!(summary["confidence"], 0.99);
     assert_eq!(summary["games"], 6);
+    // The report's interval column and chart say the run's level too.
+    let page = std::fs::read_to_string(dir.join("b/index.html")).unwrap();
+    assert!(page.contains("99% interval"), "the report names the level");
+    assert!(!page.contains("95% interval"), "and no other");
+    let page = std::fs::read_to_string(dir.join("a/index.html")).unwrap();
+    assert!(page.contains("95% interval"), "95% by default");
 
     let o = arena(&[
         "ratings",

@@ -626,8 +626,23 @@ fn render(
         course::section_html(&page.course, &order)
     };
     let totals = &page.totals;
-    let standings = summary::standings_table(totals, ratings);
-    let rating_chart = summary::rating_chart(totals, ratings, &standings.bots);
+    let mut standings = summary::standings_table(totals, ratings);
+    let mut rating_chart = summary::rating_chart(totals, ratings, &standings.bots);
+    // ratings.csv's intervals are at the run's level (`--confidence`,
+    // summary.json), which the labels must say; 95% when it does not say.
+    if let Some(level) = ratings_summary
+        .as_ref()
+        .and_then(|s| s["confidence"].as_f64())
+        .map(super::ratings::level)
+    {
+        let named = format!("{level} interval");
+        for c in &mut standings.columns {
+            if c == "95% interval" {
+                *c = named.clone();
+            }
+        }
+        rating_chart.label = rating_chart.label.replace("95% interval", &named);
+    }
     let crosstable = summary::crosstable(totals, &standings.bots);
     let timeline = summary::timeline(totals, &standings.bots);
     let data = PageData {
