@@ -1285,8 +1285,21 @@ pub fn check_resume(
 // ---------------------------------------------------------------------------
 // The manifest.
 
+/// How a run's games are rated (config `anchor` and `confidence`), kept in
+/// its manifest so that `arena merge` rates shards as their config asks. Not
+/// part of the fingerprint: the same games may be rated again another way.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RatingSettings {
+    /// Where the scale sits: the rating of `anchor_bot`, or of the pool's mean.
+    pub anchor: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anchor_bot: Option<String>,
+    /// The level of every interval.
+    pub confidence: f64,
+}
+
 /// `tournament.json`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {
     pub name: String,
     /// Hash of the normalized config (seed included).
@@ -1321,6 +1334,9 @@ pub struct Manifest {
     /// times, host, CPU, OS, arena's commit, the bots' program files.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sittings: Vec<crate::run::conditions::Sitting>,
+    /// How the games are rated, when the config says ([`RatingSettings`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratings: Option<RatingSettings>,
 }
 
 impl Manifest {
@@ -1341,6 +1357,7 @@ impl Manifest {
             warnings: Vec::new(),
             distinct: None,
             sittings: Vec::new(),
+            ratings: None,
         }
     }
 

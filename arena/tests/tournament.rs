@@ -859,3 +859,46 @@ budget = {{ depth = 3 }}
         assert!(err.contains(key), "{key}: {err}");
     }
 }
+
+/// A config's `anchor` and `confidence` reach `arena merge`: the merged
+/// shards are rated as the unsharded run is (the manifest keeps them).
+#[test]
+fn a_merge_rates_as_the_shards_config_asks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let plain = write_config(tmp.path(), "plain", 2, &unique_tag("rated"));
+    let text = std::fs::read_to_string(&plain).unwrap().replace(
+        "seed = 99",
+        "seed = 99\nanchor = \"first=2000\"\nconfidence = 0.9",
+    );
+    let config = tmp.path().join("rated.toml");
+    std::fs::write(&config, text).unwrap();
+    let whole = tmp.path().join("whole");
+    tournament(&config, &whole, &["--concurrency", "2"]);
+    let shards: Vec<PathBuf> = (1..=2).map(|k| tmp.path().join(format!("s{k}"))).collect();
+    for (i, dir) in shards.iter().enumerate() {
+        tournament(&config, dir, &["--shard", &format!("{}/2", i + 1)]);
+    }
+    let merged = tmp.path().join("merged");
+    let mut args = vec!["merge"];
+    args.extend(shards.iter().map(|d| d.to_str().unwrap()));
+    args.extend(["--out", merged.to_str().unwrap()]);
+    ok(&arena(&args));
+    for f in ["ratings.csv", "crosstable.csv", "los.csv"] {
+        let want = std::fs::read(whole.join(f)).unwrap();
+        assert_eq!(std::fs::read(merged.join(f)).unwrap(), want, "{f}");
+    }
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(merged.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["confidence"], 0.9, "{summary}");
+    let ratings = std::fs::read_to_string(merged.join("ratings.csv")).unwrap();
+    let header: Vec<&str> = ratings.lines().next().unwrap().split(',').collect();
+    let col = header.iter().position(|c| *c == "bt_elo").unwrap();
+    let first = ratings
+        .lines()
+        .find(|l| l.starts_with("first,"))
+        .unwrap()
+        .split(',')
+        .nth(col)
+        .unwrap();
+    assert_eq!(first.parse::<f64>().unwrap(), 2000.0, "{ratings}");
+}

@@ -30,8 +30,17 @@ pub fn run(args: MergeArgs) -> Result<(), Error> {
         store::GAMES_JSONL,
         store::GAMES_CSV
     );
-    let written =
-        arena::report::write_all(&s.dir, &RatingOptions::default()).map_err(Error::failed)?;
+    // As the shards' config asks (its `anchor` and `confidence`), else the defaults.
+    let opts = match &s.ratings {
+        Some(r) => RatingOptions {
+            anchor: r.anchor,
+            anchor_bot: r.anchor_bot.clone(),
+            confidence: r.confidence,
+            ..RatingOptions::default()
+        },
+        None => RatingOptions::default(),
+    };
+    let written = arena::report::write_all(&s.dir, &opts).map_err(Error::failed)?;
     print!("{}", written.summary());
     print!("{}", s.standings.forfeits_line());
     Ok(())

@@ -147,6 +147,14 @@ fn run_one(args: &TournamentArgs, path: &Path) -> Result<(), Error> {
         record_states: config.record_states as usize,
         dead_bot_stop: check.then_some(run::DEAD_BOT_GAMES),
         programs: run::conditions::bot_files(&player.bots),
+        ratings: Some({
+            let o = config.rating_options();
+            arena::store::RatingSettings {
+                anchor: o.anchor,
+                anchor_bot: o.anchor_bot,
+                confidence: o.confidence,
+            }
+        }),
     };
     // Games run on threads of their own (`lanes::Lanes`); this thread
     // only schedules them and collects the records.

@@ -248,6 +248,7 @@ pub async fn run_match_with(
         record_states: run.record_states,
         dead_bot_stop: run.dead_bot_stop,
         programs: super::conditions::bot_files(&config.bots),
+        ratings: None,
     };
     let test = config.sprt.map(|p| PairTest::new(Sprt::new(p)));
     let stop = test.clone().map(|mut rule| {

@@ -18,6 +18,9 @@ pub struct MergeSummary {
     pub standings: Standings,
     /// A gauntlet's `sprt`: each challenger's test, replayed.
     pub sprt: Vec<super::runner::PairingTest>,
+    /// How the shards' config asks for the games to be rated (the first
+    /// shard's manifest).
+    pub ratings: Option<crate::store::RatingSettings>,
 }
 
 /// Combines the outputs of shard runs (or any runs of the same config and
@@ -179,6 +182,7 @@ pub fn merge(dirs: &[PathBuf], out: Option<&Path>) -> Result<MergeSummary, Tourn
     manifest.stop_rule = replay.as_ref().map(|r| r.text.clone());
     // The shards' sittings, in the order the shards were given.
     manifest.sittings = manifests.iter().flat_map(|m| m.sittings.clone()).collect();
+    manifest.ratings = first.ratings.clone();
     // What the unsharded run would have warned about, as it would say it.
     let pairs = jobs.last().map_or(0, |j| j.pair + 1);
     manifest.warnings.extend(super::openings::reuse_warning(
@@ -255,6 +259,7 @@ pub fn merge(dirs: &[PathBuf], out: Option<&Path>) -> Result<MergeSummary, Tourn
         games: merged,
         standings,
         sprt,
+        ratings: manifest.ratings,
     })
 }
 

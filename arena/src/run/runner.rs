@@ -193,6 +193,9 @@ pub struct RunOptions {
     /// The bots' program files, hashed, for the manifest's conditions
     /// ([`super::conditions::bot_files`]).
     pub programs: Vec<super::conditions::BotFiles>,
+    /// How the games are to be rated (config `anchor`, `confidence`), kept
+    /// in the manifest for `arena merge`.
+    pub ratings: Option<crate::store::RatingSettings>,
 }
 
 /// Games in a row a bot may die before its first move, with
@@ -499,6 +502,7 @@ pub async fn run_with<P: Player>(
     let dir = &opts.out;
     let mut manifest = Manifest::new(config, total, opts.shard, jobs.len() as u64);
     manifest.warnings = opts.warnings.clone();
+    manifest.ratings = opts.ratings.clone();
     if let Some(w) = reuse {
         // Said before the first game, and kept with the run.
         eprintln!("arena: warning: {w}");
@@ -1096,6 +1100,7 @@ mod tests {
             record_states: 1,
             dead_bot_stop: None,
             programs: Vec::new(),
+            ratings: None,
         }
     }
 

@@ -37,6 +37,7 @@ fn tournament_once(
         record_states: 1,
         dead_bot_stop: None,
         programs: Vec::new(),
+        ratings: None,
     };
     reset_peak();
     let before = resident_kib().map_or(0.0, |(now, _)| now);
