@@ -408,6 +408,13 @@ fn run_ladder(db: Option<&str>) {
         (400, Some("bad_name")),
         "{e}"
     );
+    // Markup in a name is refused, not stored to be shown later.
+    let (st, e) = s.upload(&ann, "%3Cscript%3Ealert(1)%3C%2Fscript%3E", gz, &bots[0].1);
+    assert_eq!(
+        (st, e["error"]["code"].as_str()),
+        (400, Some("bad_name")),
+        "{e}"
+    );
     let (st, e) = s.upload(&ann, "x", "text/plain", &bots[0].1);
     assert_eq!(
         (st, e["error"]["code"].as_str()),
@@ -780,6 +787,21 @@ fn run_ladder(db: Option<&str>) {
     let broken_id = broken["versions"][0]["id"].as_i64().unwrap();
     let (st, r) = s.post(&org, &format!("/api/versions/{broken_id}/rebuild"), b"{}");
     assert_eq!((st, r["status"].as_str()), (200, Some("queued")), "{r}");
+    // A revoked token stops working at once, on the running server.
+    let mut revoke = Command::new(ladder_bin());
+    revoke
+        .args(["ladder", "author", "revoke", "bob", "--data"])
+        .arg(&data);
+    if let Some(url) = db {
+        revoke.args(["--db", url]);
+    }
+    assert!(revoke.output().unwrap().status.success());
+    let (st, e) = s.upload(&bob, "py-random", gz, &bots[1].1);
+    assert_eq!(
+        (st, e["error"]["code"].as_str()),
+        (401, Some("unauthorized")),
+        "{e}"
+    );
     unsafe { libc_kill(s.child.id() as i32, 15) };
     assert!(s.child.wait().unwrap().success());
     assert_eq!(
