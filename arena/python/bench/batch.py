@@ -4,7 +4,9 @@ uniformly random legal actions.
 
     python arena/python/bench/batch.py [--seconds S] [--game dakon|latrunculi] [--n 1,16,256]
 
-Prints steps per second for each and the ratio to the loop. One thread: Batch runs the
+Prints steps per second for each and the ratio to the loop; and, for scale, the steps per
+second of the package's own PettingZoo environment (the AEC loop an agent written against
+PettingZoo runs: `last()`, a random legal action from the mask, `step()`). One thread: Batch runs the
 games one after another (without the GIL, so other Python threads may run meanwhile).
 Times are the process's CPU time (time.process_time), so that other work on a shared
 machine does not count; pin it to one core (taskset -c 0) for steady figures.
@@ -34,6 +36,29 @@ def per_step_loop(game, seconds):
                 state = game.new_initial_state()
             state.observation_tensor()
         steps += 100
+        elapsed = time.process_time() - start
+        if elapsed >= seconds:
+            return steps / elapsed
+
+
+def pettingzoo_loop(name, seconds):
+    """The AEC loop against arena_games.pettingzoo.env, random legal actions."""
+    import arena_games.pettingzoo as pz
+
+    env = pz.env(name)
+    env.reset(seed=1)
+    rng = np.random.default_rng(1)
+    steps = 0
+    start = time.process_time()
+    while True:
+        for _ in range(100):
+            obs, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.reset()
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.integers(len(legal))]))
+            steps += 1
         elapsed = time.process_time() - start
         if elapsed >= seconds:
             return steps / elapsed
@@ -69,6 +94,8 @@ def main():
     print("%s, one thread, %.0f s per figure" % (game, args.seconds))
     loop = per_step_loop(game, args.seconds)
     print("%-40s %11.0f steps/s" % ("per-step Python loop (one State)", loop))
+    env = pettingzoo_loop(args.game, args.seconds)
+    print("%-40s %11.0f steps/s  %5.2fx" % ("PettingZoo AEC env loop", env, env / loop))
     for n in (int(x) for x in args.n.split(",")):
         total, step_only = batched(game, n, args.seconds)
         print(

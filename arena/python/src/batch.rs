@@ -34,8 +34,9 @@ pub struct Batch {
     shared: Arc<Shared>,
     initial: engine::State,
     states: Vec<engine::State>,
-    /// Each game's legal action ids, increasing: computed once per position, for
-    /// its mask and then to check the action it is given.
+    /// Each game's legal action ids, in the generator's order (marking a mask
+    /// needs no sort): computed once per position, for its mask and then to
+    /// check the action it is given.
     legal: Vec<Vec<usize>>,
 }
 
@@ -86,10 +87,10 @@ fn views(
     Ok(out)
 }
 
-/// The legal action ids of a position.
+/// The legal action ids of a position, unsorted.
 fn legal_of(state: &engine::State) -> Vec<usize> {
     let mut ids = Vec::new();
-    state.legal_actions(&mut ids);
+    state.legal_action_ids(&mut ids);
     ids
 }
 
@@ -186,7 +187,7 @@ impl Batch {
         let stepped = py.detach(move || {
             // Every action is checked before any game moves.
             for (i, (&action, ids)) in actions.iter().zip(legal.iter()).enumerate() {
-                let legal = usize::try_from(action).is_ok_and(|a| ids.binary_search(&a).is_ok());
+                let legal = usize::try_from(action).is_ok_and(|a| ids.contains(&a));
                 if !legal {
                     return Err(IllegalMoveError::new_err(format!(
                         "game {i}: action {action} is not legal in `{}`",
@@ -203,7 +204,7 @@ impl Batch {
                 let state = &mut states[i];
                 let played = state.apply_action(action as usize);
                 assert!(played, "a legal action of this position plays");
-                state.legal_actions(&mut legal[i]);
+                state.legal_action_ids(&mut legal[i]);
                 // No legal action if and only if the game is over: asking for the
                 // outcome only then spares Ludus latrunculorum a search for one.
                 if legal[i].is_empty() {
@@ -217,7 +218,7 @@ impl Batch {
                     terminated[i] = outcome.adjudicated.is_none();
                     truncated[i] = outcome.adjudicated.is_some();
                     *state = initial.clone();
-                    state.legal_actions(&mut legal[i]);
+                    state.legal_action_ids(&mut legal[i]);
                 }
                 v.write(i, state, &legal[i]).map_err(PyValueError::new_err)?;
             }

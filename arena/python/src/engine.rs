@@ -114,6 +114,11 @@ impl State {
         self.0.legal_actions(out)
     }
 
+    /// The legal action ids in the generator's order (unsorted), each once.
+    pub fn legal_action_ids(&self, out: &mut Vec<usize>) {
+        self.0.legal_action_ids(out)
+    }
+
     /// The legal move (notation) an action id stands for; `None` if no legal move has it.
     pub fn action_to_move(&self, action: usize) -> Option<String> {
         self.0.action_to_move(action)

@@ -278,6 +278,11 @@ fn check_position(game: &dyn AnyGame, codec: &Codec, state: &dyn AnyState) {
     state.legal_actions(&mut native);
     let expected: Vec<usize> = pairs.iter().map(|&(id, _)| id).collect();
     assert_eq!(native, expected, "legal actions of `{text}`");
+    // The unsorted ids are the same ids, each once.
+    let mut unsorted = Vec::new();
+    state.legal_action_ids(&mut unsorted);
+    unsorted.sort_unstable();
+    assert_eq!(unsorted, expected, "legal action ids of `{text}`");
     for &(id, mv) in &pairs {
         assert_eq!(state.action_to_move(id).as_deref(), Some(mv), "`{text}`");
     }

@@ -1507,13 +1507,17 @@ impl Game for Latrunculi {
     }
 
     /// The generator's moves as ids, without building the list of moves.
-    fn legal_actions(&self, st: &State, out: &mut Vec<usize>) {
+    fn legal_action_ids(&self, st: &State, out: &mut Vec<usize>) {
         out.clear();
         if self.ended_without_search(st) {
             return;
         }
         let ids = ActionIds::new(st.width(), st.height());
         st.generate(&mut ActionSink { ids, out });
+    }
+
+    fn legal_actions(&self, st: &State, out: &mut Vec<usize>) {
+        self.legal_action_ids(st, out);
         out.sort_unstable();
         // A no-op while the generator lists one chain per final square.
         out.dedup();
@@ -1539,16 +1543,22 @@ impl Game for Latrunculi {
         let plane = w * h;
         // Seat -> its place in the view: 0 for the observer, 1 for the opponent.
         let place = |seat: usize| usize::from(seat != player);
+        // A cell's plane, looked up rather than decoded square by square
+        // (the observation is written once per step of a training batch):
+        // 2 * place + trapped for a piece, 4 for an empty square.
+        let mut plane_of = [4usize; 8];
+        for seat in 0..2 {
+            plane_of[FREE[seat] as usize] = 2 * place(seat);
+            plane_of[(FREE[seat] | TRAPPED) as usize] = 2 * place(seat) + 1;
+        }
         out[..5 * plane].fill(0.0);
+        let s = st.stride();
         for r in 0..h {
-            for c in 0..w {
-                // Ranks from the top, as the notation writes them.
-                let at = (h - 1 - r) * w + c;
-                let kind = match st.piece(Square::new(c, r)) {
-                    Some((seat, trapped)) => 2 * place(seat) + usize::from(trapped),
-                    None => 4,
-                };
-                out[kind * plane + at] = 1.0;
+            // Ranks from the top, as the notation writes them.
+            let at = (h - 1 - r) * w;
+            let row = &st.cells[(r + 1) * s..(r + 1) * s + w];
+            for (c, &cell) in row.iter().enumerate() {
+                out[plane_of[(cell & 7) as usize] * plane + at + c] = 1.0;
             }
         }
         let constants = [

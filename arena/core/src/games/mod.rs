@@ -299,6 +299,14 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
         out.dedup();
     }
 
+    /// The same ids as [`Game::legal_actions`], each once, in whatever order
+    /// the move generator finds them: for callers that only mark them (a
+    /// batch of training games writing masks), which need not pay for the
+    /// sort.
+    fn legal_action_ids(&self, state: &Self::State, out: &mut Vec<usize>) {
+        self.legal_actions(state, out)
+    }
+
     /// The legal move an action id stands for in `state`: the first in the
     /// legal list with that id; `None` if no legal move has it.
     fn action_to_move(&self, state: &Self::State, action: usize) -> Option<Self::Move> {
@@ -402,6 +410,8 @@ pub trait AnyState: Debug + Display + Send + Sync {
     fn material(&self) -> [i32; 2];
     /// [`Game::legal_actions`].
     fn legal_actions(&self, out: &mut Vec<usize>);
+    /// [`Game::legal_action_ids`].
+    fn legal_action_ids(&self, out: &mut Vec<usize>);
     /// [`Game::action_to_move`], in notation.
     fn action_to_move(&self, action: usize) -> Option<String>;
     /// [`Game::apply_action`]: `false`, with the state unchanged, if no legal
@@ -506,6 +516,10 @@ impl<G: Game> AnyState for Bound<G> {
 
     fn legal_actions(&self, out: &mut Vec<usize>) {
         self.game.legal_actions(&self.state, out)
+    }
+
+    fn legal_action_ids(&self, out: &mut Vec<usize>) {
+        self.game.legal_action_ids(&self.state, out)
     }
 
     fn action_to_move(&self, action: usize) -> Option<String> {
