@@ -119,7 +119,7 @@ mod tests {
             if moves.is_empty() {
                 break;
             }
-            let mv = moves[step % moves.len()].clone();
+            let mv = moves[step % moves.len()];
             game.apply(&mut state, &mv);
         }
         // Depth 0 is the material: the stores after those moves.
