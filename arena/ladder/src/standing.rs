@@ -210,21 +210,35 @@ impl Cache {
     }
 }
 
+/// The pause after a computation of the standing is at least this many
+/// times what the computation took: a busy ladder's leaderboard then costs at
+/// most a tenth of one core, however many games it rates (every result
+/// otherwise re-rates the whole games table, which on a ladder of instant
+/// bots grew into the server's largest cost per game).
+pub const PAUSE_PER_COMPUTATION: u32 = 9;
+
+/// How long to let results gather after a computation that took `took`.
+pub fn settle_time(took: Duration) -> Duration {
+    DEBOUNCE.max(took * PAUSE_PER_COMPUTATION)
+}
+
 /// Keeps `app.standing` fresh until the ladder stops: computes it at
-/// start, then again [`DEBOUNCE`] after results are added.
+/// start, then again [`settle_time`] after results are added.
 pub async fn keep_fresh(app: Arc<crate::app::App>) {
     let mut stopping = app.stopping.clone();
     let settings = app.rating_settings();
     loop {
+        let started = std::time::Instant::now();
         if let Err(e) = app.standing.refresh(&app.db, &settings).await {
             eprintln!("arena-ladder: computing the leaderboard: {e}");
         }
+        let settle = settle_time(started.elapsed());
         tokio::select! {
             _ = app.standing.dirty.notified() => {}
             _ = stopping.wait_for(|s| *s) => return,
         }
         tokio::select! {
-            _ = tokio::time::sleep(DEBOUNCE) => {}
+            _ = tokio::time::sleep(settle) => {}
             _ = stopping.wait_for(|s| *s) => return,
         }
     }
@@ -252,6 +266,15 @@ mod tests {
                 assert_eq!(posted, Posted::Accepted);
             }
         }
+    }
+
+    #[test]
+    fn a_slow_computation_waits_longer_before_the_next() {
+        assert_eq!(settle_time(Duration::from_millis(1)), DEBOUNCE);
+        assert_eq!(
+            settle_time(Duration::from_millis(650)),
+            Duration::from_millis(650 * PAUSE_PER_COMPUTATION as u64)
+        );
     }
 
     /// The cache serves what it last computed, and after a refresh it
