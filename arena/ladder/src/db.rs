@@ -65,14 +65,21 @@ enum Backend {
 
 /// The migrations, in order: (version, SQLite text, PostgreSQL text). A
 /// migration is never edited once released; a change is a new one.
-const MIGRATIONS: &[(i64, &str, &str)] = &[(
-    1,
-    include_str!("../migrations/0001_sqlite.sql"),
-    include_str!("../migrations/0001_postgres.sql"),
-)];
+const MIGRATIONS: &[(i64, &str, &str)] = &[
+    (
+        1,
+        include_str!("../migrations/0001_sqlite.sql"),
+        include_str!("../migrations/0001_postgres.sql"),
+    ),
+    (
+        2,
+        include_str!("../migrations/0002_sqlite.sql"),
+        include_str!("../migrations/0002_postgres.sql"),
+    ),
+];
 
 /// The newest schema this arena knows.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// The ladder's database.
 #[derive(Clone, Debug)]

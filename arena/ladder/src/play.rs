@@ -7,9 +7,10 @@
 //! tournament; [`play`] fails only on what is not the bots' doing: an
 //! opening that cannot be played, a log directory that cannot be made.
 //!
-//! Each game's stderr logs go to a directory of its own, made by [`play`]
-//! inside [`PlaySettings::log_dir`] (`game-XXXXXX/logs/`, removed again if no
-//! bot wrote anything); the record names them relative to `log_dir`.
+//! Each game's stderr logs go to a directory of its own inside
+//! [`PlaySettings::log_dir`] (`game-TIME-PID-N/logs/`, made when a bot first
+//! writes to stderr, removed again if that left it empty); the record names
+//! them relative to `log_dir`.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -149,6 +150,19 @@ impl PlaySettings {
     }
 }
 
+/// A name for one game's log directory that no other game of this or an
+/// earlier run of the server has: the time in nanoseconds, the process and
+/// a count.
+fn game_dir_name() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static GAMES: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let n = GAMES.fetch_add(1, Ordering::Relaxed);
+    format!("game-{nanos:x}-{}-{n}", std::process::id())
+}
+
 /// Plays one game: `seat0` moves first from the position after `opening`
 /// (moves in protocol notation, played by the referee), both bots told
 /// `seed`. The record's `index`, `round` and `pair` are 0: the caller
@@ -193,12 +207,11 @@ pub async fn play(
     std::fs::create_dir_all(&settings.log_dir).map_err(io(&settings.log_dir))?;
     let log_root = std::path::absolute(&settings.log_dir).map_err(io(&settings.log_dir))?;
     // A directory of its own, so that games played at once never share a
-    // log file; kept (the record names its files) unless left empty.
-    let game_dir = tempfile::Builder::new()
-        .prefix("game-")
-        .tempdir_in(&log_root)
-        .map_err(io(&log_root))?
-        .keep();
+    // log file. It is named, not made: the log sink makes it when a bot
+    // first writes to stderr (most games of a ladder have no log, and
+    // making and removing a directory per game was a tenth of the server's
+    // CPU with instant bots). Kept when a log is in it: the record names it.
+    let game_dir = log_root.join(game_dir_name());
 
     let player = RefereePlayer {
         game: settings.game.clone(),
@@ -254,6 +267,7 @@ pub async fn play(
     };
     let played = player.play(job, 0).await;
     player.finish_lane(0).await;
+    // Absent unless a bot wrote to stderr; removed if that left it empty.
     let _ = std::fs::remove_dir(game_dir.join(arena::store::LOGS));
     let _ = std::fs::remove_dir(&game_dir);
     let mut rec = played?;
