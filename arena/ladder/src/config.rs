@@ -43,8 +43,8 @@ pub struct LadderConfig {
     pub keep_records: Option<i64>,
 }
 
-/// How a version's build is bounded.
-#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+/// How a version's build is bounded (also sent to remote workers).
+#[derive(Clone, Debug, Deserialize, serde::Serialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields, default)]
 pub struct BuildLimits {
     /// Wall-clock seconds.
