@@ -1190,17 +1190,6 @@ impl Db {
         Ok(())
     }
 
-    /// The machine (JSON) a worker reported last.
-    pub async fn worker_machine(&self, id: i64) -> Result<Option<String>, DbError> {
-        let m: Option<Option<String>> =
-            sqlx::query_scalar("SELECT machine FROM workers WHERE id = $1")
-                .bind(id)
-                .fetch_optional(&self.pool)
-                .await
-                .map_err(sql("read worker machine"))?;
-        Ok(m.flatten())
-    }
-
     /// What the lease `token` is to the worker `owner` (a lease's owner is
     /// its worker's [`worker_owner`] name).
     pub async fn lease_state(&self, token: &str, owner: &str) -> Result<LeaseState, DbError> {

@@ -338,8 +338,9 @@ pub async fn record(
         s.transcript = None;
     }
     let text = serde_json::to_string(&rec).expect("records serialize");
-    // The machine it reported last (with its lease request).
-    let machine = app.db.worker_machine(w.id).await?;
+    // The machine it reported last (with a lease request), as read with
+    // its credentials.
+    let machine = w.machine.clone();
     let stored = app
         .db
         .post_worker_result(

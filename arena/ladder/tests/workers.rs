@@ -652,3 +652,141 @@ fn forged_records_are_refused_and_change_no_rating() {
     ladder(&data, &["worker", "revoke", "other"]);
     assert_eq!(post(&addr, &b, "/api/leases", b"{}").0, 401);
 }
+
+/// CPU seconds (user + system) the process `pid` has used, from /proc.
+fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // Fields after the command's closing parenthesis: utime is the 12th, stime the 13th.
+    let rest = &stat[stat.rfind(')').unwrap() + 2..];
+    let f: Vec<&str> = rest.split(' ').collect();
+    let ticks: f64 = f[11].parse::<f64>().unwrap() + f[12].parse::<f64>().unwrap();
+    ticks
+        / nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK)
+            .unwrap()
+            .unwrap() as f64
+}
+
+/// The load figure (docs/performance.md): a load generator on loopback
+/// takes N leases (lease latency), then posts a valid prerecorded record
+/// for each from 8 connections (verified submissions per second), on
+/// SQLite; the server's CPU time per game over both. Every record must be
+/// accepted and counted once. N is `ARENA_LOAD_GAMES` (default 600).
+#[test]
+fn load_figure_verified_submissions_per_second() {
+    let n: usize = std::env::var("ARENA_LOAD_GAMES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(600);
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let config = tmp.path().join("ladder.toml");
+    let load_config = CONFIG
+        .replace(
+            "max_concurrent_per_bot = 4",
+            "max_concurrent_per_bot = 1000000",
+        )
+        .replace("queue = 6", "queue = 1000")
+        .replace("seconds = 5", "seconds = 3600");
+    std::fs::write(&config, load_config).unwrap();
+    let ann = token_of(&ladder(&data, &["author", "add", "ann"]));
+    let token = token_of(&ladder(&data, &["worker", "add", "load"]));
+    let (server, addr) = serve(&data, &config, "127.0.0.1:0");
+    upload_all(&addr, &ann, &bots(false));
+    let pid = server.0.id();
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let auth = format!("Bearer {token}");
+
+    // Leases, from 4 connections.
+    let cpu0 = cpu_seconds(pid);
+    let t0 = Instant::now();
+    let per = n.div_ceil(4);
+    let leases: Vec<(Value, Duration)> = std::thread::scope(|s| {
+        let hs: Vec<_> = (0..4)
+            .map(|_| {
+                let (agent, auth, addr) = (agent.clone(), auth.clone(), addr.clone());
+                s.spawn(move || {
+                    let mut got = Vec::new();
+                    while got.len() < per {
+                        let t = Instant::now();
+                        let mut r = agent
+                            .post(format!("http://{addr}/api/leases"))
+                            .header("Authorization", &auth)
+                            .send_empty()
+                            .unwrap();
+                        let took = t.elapsed();
+                        match r.status().as_u16() {
+                            200 => {
+                                let v: Value =
+                                    serde_json::from_slice(&r.body_mut().read_to_vec().unwrap())
+                                        .unwrap();
+                                got.push((v, took));
+                            }
+                            204 => std::thread::sleep(Duration::from_millis(20)),
+                            s => panic!("lease: {s}"),
+                        }
+                    }
+                    got
+                })
+            })
+            .collect();
+        hs.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    });
+    let lease_wall = t0.elapsed();
+    let cpu1 = cpu_seconds(pid);
+    let mut lat: Vec<Duration> = leases.iter().map(|(_, d)| *d).collect();
+    lat.sort();
+    let p = |q: f64| lat[((lat.len() as f64 * q) as usize).min(lat.len() - 1)];
+
+    // The records, prerecorded (not timed).
+    let bodies: Vec<(String, Vec<u8>)> = leases
+        .iter()
+        .map(|(l, _)| {
+            (
+                l["lease"].as_str().unwrap().to_string(),
+                serde_json::to_vec(&valid_record(l)).unwrap(),
+            )
+        })
+        .collect();
+
+    // Submissions, from 8 connections.
+    let t1 = Instant::now();
+    let chunks: Vec<&[(String, Vec<u8>)]> = bodies.chunks(bodies.len().div_ceil(8)).collect();
+    std::thread::scope(|s| {
+        for chunk in chunks {
+            let (agent, auth, addr) = (agent.clone(), auth.clone(), addr.clone());
+            s.spawn(move || {
+                for (lease, body) in chunk {
+                    let r = agent
+                        .post(format!("http://{addr}/api/leases/{lease}/record"))
+                        .header("Authorization", &auth)
+                        .header("Content-Type", "application/json")
+                        .send(&body[..])
+                        .unwrap();
+                    assert_eq!(r.status().as_u16(), 200, "record {lease}");
+                }
+            });
+        }
+    });
+    let post_wall = t1.elapsed();
+    let cpu2 = cpu_seconds(pid);
+    assert_eq!(
+        done(&addr),
+        bodies.len() as i64,
+        "every record counted once"
+    );
+    println!(
+        "load: {} games on SQLite: leases {:.0}/s (latency p50 {:.2} ms, p99 {:.2} ms), \
+         verified submissions {:.0}/s, server CPU per game {:.2} ms ({:.2} leasing + {:.2} verifying and storing)",
+        bodies.len(),
+        bodies.len() as f64 / lease_wall.as_secs_f64(),
+        p(0.5).as_secs_f64() * 1e3,
+        p(0.99).as_secs_f64() * 1e3,
+        bodies.len() as f64 / post_wall.as_secs_f64(),
+        (cpu2 - cpu0) * 1e3 / bodies.len() as f64,
+        (cpu1 - cpu0) * 1e3 / bodies.len() as f64,
+        (cpu2 - cpu1) * 1e3 / bodies.len() as f64,
+    );
+}
