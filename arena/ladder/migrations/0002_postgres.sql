@@ -24,4 +24,6 @@ CREATE TABLE refusals (
     created_at BIGINT NOT NULL
 );
 CREATE INDEX refusals_by_worker ON refusals (worker_id);
-CREATE INDEX games_by_worker ON games (worker_id)
+CREATE INDEX games_by_worker ON games (worker_id);
+-- A worker names its lease by its token: found without reading every game.
+CREATE INDEX games_by_lease ON games (lease_token)

@@ -269,18 +269,8 @@ pub async fn record(
 ) -> ApiResult<Response> {
     let w = worker(&app, &headers).await?;
     let bytes = read_body(body, MAX_RECORD_BYTES).await?;
-    let mut rec: GameRecord = {
-        let mut de = serde_json::Deserializer::from_slice(&bytes);
-        serde_path_to_error::deserialize(&mut de).map_err(|e| {
-            ApiError::new(
-                StatusCode::BAD_REQUEST,
-                "bad_json",
-                format!("{}: {}", e.path(), e.inner()),
-            )
-        })?
-    };
     let lease = live(&app, &w, &id).await?;
-    let g = &lease.game;
+    let g = lease.game.clone();
     let names = [
         app.db.version(g.seat0_version).await?,
         app.db.version(g.seat1_version).await?,
@@ -290,54 +280,72 @@ pub async fn record(
             .unwrap_or_default()
     });
     let opening: Vec<String> = g.opening.split_whitespace().map(str::to_string).collect();
-    // Replaying a long game is CPU work: off the async threads.
-    let verdict = {
+    // Reading, replaying and writing a long game again is CPU work: off
+    // the async threads, in parallel with other records.
+    let checked = {
         let game = app.game.clone();
         let time = app.config.game.time_control;
-        let (seed, rec2) = (g.seed as u64, rec.clone());
-        tokio::task::spawn_blocking(move || {
-            verify::verify(
-                &Expected {
+        let (seed, index, pair) = (g.seed as u64, g.id as u64, g.pair_id as u64);
+        tokio::task::spawn_blocking(
+            move || -> Result<Result<(GameRecord, String), verify::Refusal>, ApiError> {
+                let mut de = serde_json::Deserializer::from_slice(&bytes);
+                let mut rec: GameRecord =
+                    serde_path_to_error::deserialize(&mut de).map_err(|e| {
+                        ApiError::new(
+                            StatusCode::BAD_REQUEST,
+                            "bad_json",
+                            format!("{}: {}", e.path(), e.inner()),
+                        )
+                    })?;
+                let expected = Expected {
                     game: &*game,
                     time,
                     opening: &opening,
                     seed,
                     names: [&names[0], &names[1]],
-                },
-                &rec2,
-            )
-        })
+                };
+                if let Err(refusal) = verify::verify(&expected, &rec) {
+                    return Ok(Err(refusal));
+                }
+                // The record as the export shows it: the game's ids, no paths
+                // of the worker's machine.
+                rec.index = index;
+                rec.pair = pair;
+                rec.round = 0;
+                for s in &mut rec.seats {
+                    s.log = None;
+                    s.transcript = None;
+                }
+                let text = serde_json::to_string(&rec).expect("records serialize");
+                Ok(Ok((rec, text)))
+            },
+        )
         .await
-        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?
+        .map_err(|e| {
+            ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string())
+        })??
     };
-    if let Err(refusal) = verdict {
-        let message = refusal.to_string();
-        eprintln!(
-            "arena-ladder: worker `{}`: game {}: record refused ({}): {message}",
-            w.name,
-            g.id,
-            refusal.code()
-        );
-        app.db
-            .refuse_record(w.id, g.id, &id, refusal.code(), &message)
-            .await?;
-        app.games_queued.notify_waiters();
-        return Err(ApiError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            refusal.code(),
-            format!("the record was refused: {message}; the game is played again"),
-        ));
-    }
-    // The record as the export shows it: the game's ids, no paths of the
-    // worker's machine.
-    rec.index = g.id as u64;
-    rec.pair = g.pair_id as u64;
-    rec.round = 0;
-    for s in &mut rec.seats {
-        s.log = None;
-        s.transcript = None;
-    }
-    let text = serde_json::to_string(&rec).expect("records serialize");
+    let (rec, text) = match checked {
+        Ok(done) => done,
+        Err(refusal) => {
+            let message = refusal.to_string();
+            eprintln!(
+                "arena-ladder: worker `{}`: game {}: record refused ({}): {message}",
+                w.name,
+                g.id,
+                refusal.code()
+            );
+            app.db
+                .refuse_record(w.id, g.id, &id, refusal.code(), &message)
+                .await?;
+            app.games_queued.notify_waiters();
+            return Err(ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                refusal.code(),
+                format!("the record was refused: {message}; the game is played again"),
+            ));
+        }
+    };
     // The machine it reported last (with a lease request), as read with
     // its credentials.
     let machine = w.machine.clone();
