@@ -65,8 +65,17 @@ fn signal(p: &Child, sig: nix::sys::signal::Signal) {
 
 /// `arena-ladder serve --workers 0` on `listen`; its address.
 fn serve(data: &Path, config: &Path, listen: &str) -> (Proc, String) {
-    let mut child = Command::new(ladder_bin())
-        .arg("serve")
+    serve_on(data, None, config, listen)
+}
+
+/// `serve` on the database `db` (default: SQLite in `data`).
+fn serve_on(data: &Path, db: Option<&str>, config: &Path, listen: &str) -> (Proc, String) {
+    let mut cmd = Command::new(ladder_bin());
+    cmd.arg("serve");
+    if let Some(url) = db {
+        cmd.args(["--db", url]);
+    }
+    let mut child = cmd
         .arg("--data")
         .arg(data)
         .args(["--listen", listen, "--workers", "0", "--config"])
@@ -195,13 +204,17 @@ fn post(addr: &str, token: &str, path: &str, body: &[u8]) -> (u16, Value) {
 
 /// `arena-ladder ladder ARGS...` on `data`; its stdout.
 fn ladder(data: &Path, args: &[&str]) -> String {
-    let out = Command::new(ladder_bin())
-        .arg("ladder")
-        .args(args)
-        .arg("--data")
-        .arg(data)
-        .output()
-        .unwrap();
+    ladder_on(data, None, args)
+}
+
+/// `ladder` on the database `db` (default: SQLite in `data`).
+fn ladder_on(data: &Path, db: Option<&str>, args: &[&str]) -> String {
+    let mut cmd = Command::new(ladder_bin());
+    cmd.arg("ladder").args(args).arg("--data").arg(data);
+    if let Some(url) = db {
+        cmd.args(["--db", url]);
+    }
+    let out = cmd.output().unwrap();
     assert!(
         out.status.success(),
         "{}",
@@ -511,15 +524,51 @@ fn post_record(
 
 #[test]
 fn forged_records_are_refused_and_change_no_rating() {
+    forged_records(None);
+}
+
+/// The same on PostgreSQL, when `ARENA_TEST_POSTGRES_URL` names a server
+/// (`eval "$(.ci/postgres.sh start)"`): a fresh database of its own.
+#[test]
+fn forged_records_are_refused_on_postgres() {
+    let Ok(url) = std::env::var("ARENA_TEST_POSTGRES_URL") else {
+        println!("ARENA_TEST_POSTGRES_URL is not set: the PostgreSQL case is not run");
+        return;
+    };
+    forged_records(Some(&fresh_database(&url)));
+}
+
+/// A new, empty database on the server at `url`.
+fn fresh_database(url: &str) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    let name = format!("workers_test_{}_{nanos}", std::process::id());
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        use sqlx::Connection;
+        let mut c = sqlx::PgConnection::connect(url)
+            .await
+            .expect("ARENA_TEST_POSTGRES_URL connects");
+        sqlx::Executor::execute(&mut c, format!("CREATE DATABASE {name}").as_str())
+            .await
+            .unwrap();
+    });
+    let (base, _) = url.rsplit_once('/').expect("postgres://.../DB");
+    format!("{base}/{name}")
+}
+
+fn forged_records(db: Option<&str>) {
     use arena_core::record::{GameResult, Reason};
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
     let config = tmp.path().join("ladder.toml");
     std::fs::write(&config, CONFIG).unwrap();
-    let ann = token_of(&ladder(&data, &["author", "add", "ann"]));
-    let a = token_of(&ladder(&data, &["worker", "add", "honest-looking"]));
-    let b = token_of(&ladder(&data, &["worker", "add", "other"]));
-    let (_server, addr) = serve(&data, &config, "127.0.0.1:0");
+    let ann = token_of(&ladder_on(&data, db, &["author", "add", "ann"]));
+    let a = token_of(&ladder_on(&data, db, &["worker", "add", "honest-looking"]));
+    let b = token_of(&ladder_on(&data, db, &["worker", "add", "other"]));
+    let (_server, addr) = serve_on(&data, db, &config, "127.0.0.1:0");
     upload_all(&addr, &ann, &bots(false));
 
     // Tokens of one kind never act as the other.
@@ -632,7 +681,7 @@ fn forged_records_are_refused_and_change_no_rating() {
         .map(|r| r["games"].as_u64().unwrap())
         .sum();
     assert_eq!(games, 2, "one game, two sides: {board}");
-    let list = ladder(&data, &["worker", "list"]);
+    let list = ladder_on(&data, db, &["worker", "list"]);
     let line = list
         .lines()
         .find(|l| l.starts_with("honest-looking	"))
@@ -644,12 +693,12 @@ fn forged_records_are_refused_and_change_no_rating() {
     );
 
     // Suspended: no lease (403); revoked: 401.
-    ladder(&data, &["worker", "suspend", "honest-looking"]);
+    ladder_on(&data, db, &["worker", "suspend", "honest-looking"]);
     let (s, v) = post(&addr, &a, "/api/leases", b"{}");
     assert_eq!((s, v["error"]["code"].as_str()), (403, Some("suspended")));
-    ladder(&data, &["worker", "resume", "honest-looking"]);
+    ladder_on(&data, db, &["worker", "resume", "honest-looking"]);
     assert_ne!(post(&addr, &a, "/api/leases", b"{}").0, 403);
-    ladder(&data, &["worker", "revoke", "other"]);
+    ladder_on(&data, db, &["worker", "revoke", "other"]);
     assert_eq!(post(&addr, &b, "/api/leases", b"{}").0, 401);
 }
 
