@@ -569,6 +569,13 @@ async fn game(State(app): State<Arc<App>>, Path(id): Path<String>) -> ApiResult<
     o["seat0"] = json!(names.get(&g.seat0_version));
     o["seat1"] = json!(names.get(&g.seat1_version));
     o["record"] = record;
+    // A game a remote worker played names it and the machine it reported.
+    if let Some((worker, machine)) = app.db.game_worker(id).await? {
+        o["worker"] = json!(worker);
+        o["machine"] = machine
+            .and_then(|m| serde_json::from_str::<Value>(&m).ok())
+            .unwrap_or(Value::Null);
+    }
     Ok(json_ok(o))
 }
 

@@ -618,7 +618,8 @@ async fn post_pending(shared: &Shared) {
             continue;
         };
         if let Ok(text) = std::fs::read(&path) {
-            post_record(shared, &lease, -1, text, &path).await;
+            eprintln!("arena worker: posting the record a previous run kept for lease {lease}");
+            post_record(shared, &lease, 0, text, &path).await;
         }
     }
 }

@@ -396,10 +396,25 @@ fn three_workers_play_a_ladder_through_kills() {
     );
     let g = get(&addr, &format!("/api/games/{killed}")).1;
     assert!(g["attempts"].as_i64().unwrap() >= 2, "leased again: {g}");
+    // Played by one of the two other workers, on the machine it reported.
+    assert!(
+        g["worker"] == "w2" || g["worker"] == "w3",
+        "{}",
+        g["worker"]
+    );
+    assert!(
+        g["machine"]["cores"].as_u64().unwrap() >= 1,
+        "{}",
+        g["machine"]
+    );
+    assert!(g["machine"]["playouts_per_second"].as_f64().unwrap() > 0.0);
     assert!(!logged(&dirs[0], "recorded").contains(&killed));
 
-    // kill -9 of the server while workers play; restarted on its address.
-    wait_for(Duration::from_secs(300), "8 games", || done(&addr) >= 8);
+    // kill -9 of the server while workers play (a game leased); restarted
+    // on its address.
+    wait_for(Duration::from_secs(300), "8 games, one in play", || {
+        done(&addr) >= 8 && get(&addr, "/api/health").1["games"]["leased"].as_i64() > Some(0)
+    });
     let before = exported(&addr);
     signal(&server.0, nix::sys::signal::Signal::SIGKILL);
     let _ = server.0.wait();
@@ -407,7 +422,13 @@ fn three_workers_play_a_ladder_through_kills() {
     let (s2, addr2) = serve(&data, &config, &addr);
     server = s2;
     assert_eq!(addr2, addr);
-    wait_for(Duration::from_secs(300), "16 games", || done(&addr) >= 16);
+    // The workers go on through the restart: 8 more games.
+    let target = before.len() as i64 + 8;
+    wait_for(
+        Duration::from_secs(300),
+        "8 games after the restart",
+        || done(&addr) >= target,
+    );
 
     // Every game a worker says was recorded is there, once, and the games
     // before the kill are as they were.
