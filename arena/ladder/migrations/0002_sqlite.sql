@@ -14,6 +14,8 @@ CREATE TABLE workers (
 );
 ALTER TABLE games ADD COLUMN worker_id BIGINT REFERENCES workers(id);
 ALTER TABLE games ADD COLUMN worker_machine TEXT;
+-- The time control of a lease scaled to its worker's speed (`[leases] scale_to_playouts`).
+ALTER TABLE games ADD COLUMN lease_time_control TEXT;
 -- Records a worker posted that verification refused (never counted as games).
 CREATE TABLE refusals (
     id INTEGER PRIMARY KEY AUTOINCREMENT,

@@ -1295,6 +1295,35 @@ impl Db {
         Ok(())
     }
 
+    /// Sets (or clears) the time control of a live lease, scaled to its
+    /// worker's speed (JSON).
+    pub async fn set_lease_time_control(
+        &self,
+        game: i64,
+        token: &str,
+        time_control: Option<&str>,
+    ) -> Result<(), DbError> {
+        sqlx::query("UPDATE games SET lease_time_control = $1 WHERE id = $2 AND lease_token = $3")
+            .bind(time_control)
+            .bind(game)
+            .bind(token)
+            .execute(&self.pool)
+            .await
+            .map_err(sql("set lease time control"))?;
+        Ok(())
+    }
+
+    /// The scaled time control (JSON) of a game's lease, if it has one.
+    pub async fn lease_time_control(&self, game: i64) -> Result<Option<String>, DbError> {
+        let v: Option<Option<String>> =
+            sqlx::query_scalar("SELECT lease_time_control FROM games WHERE id = $1")
+                .bind(game)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(sql("read lease time control"))?;
+        Ok(v.flatten())
+    }
+
     /// Per worker id: its finished games by reason, and its refused records by code.
     pub async fn worker_stats(&self) -> Result<HashMap<i64, WorkerStats>, DbError> {
         let mut out: HashMap<i64, WorkerStats> = HashMap::new();

@@ -406,8 +406,14 @@ fn heartbeats(
 /// Plays one leased game and posts it.
 async fn play_lease(shared: &Arc<Shared>, offer: LeaseOffer) {
     eprintln!(
-        "arena worker: game {}: leased ({} vs {})",
-        offer.game_id, offer.seats[0].name, offer.seats[1].name
+        "arena worker: game {}: leased ({} vs {}, {} ms a move)",
+        offer.game_id,
+        offer.seats[0].name,
+        offer.seats[1].name,
+        offer
+            .time_control
+            .movetime_ms
+            .map_or("no limit on".into(), |m| m.to_string())
     );
     let (lost_tx, mut lost) = watch::channel(false);
     let beat = heartbeats(shared.clone(), &offer, lost_tx);

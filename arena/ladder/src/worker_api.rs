@@ -104,6 +104,30 @@ pub struct LeaseOffer {
     pub seats: [SeatOffer; 2],
 }
 
+/// `time` scaled for a worker `speed` playouts a second against the
+/// ladder's `reference` (`[leases] scale_to_playouts`): a machine half as
+/// fast gets twice the time, within a quarter to four times. The margin
+/// (pipes and scheduling, not thinking) is not scaled.
+pub fn scaled_time(time: TimeControl, reference: f64, speed: f64) -> TimeControl {
+    let factor = if speed > 0.0 && speed.is_finite() {
+        (reference / speed).clamp(0.25, 4.0)
+    } else {
+        1.0
+    };
+    let scale = |ms: u64| ((ms as f64 * factor).round() as u64).max(1);
+    TimeControl {
+        movetime_ms: time.movetime_ms.map(scale),
+        time_ms: time.time_ms.map(scale),
+        inc_ms: if time.inc_ms == 0 {
+            0
+        } else {
+            scale(time.inc_ms)
+        },
+        ceiling_ms: time.ceiling_ms.map(scale),
+        ..time
+    }
+}
+
 /// The worker a worker token names; 401 without one, with a bad one or a
 /// revoked one, 403 when the worker is suspended. An author's token is
 /// never a worker's (and the reverse: see [`crate::token::parse_worker`]).
@@ -210,6 +234,25 @@ pub async fn take(
     }
     let seats: [SeatOffer; 2] = seats.try_into().expect("two seats");
     let c = &app.config;
+    // Scaled to the machine's speed when the ladder asks for it; the
+    // lease keeps the time control its record is checked against.
+    let mut time_control = c.game.time_control;
+    if let Some(reference) = c.scale_to_playouts {
+        let speed = req
+            .machine
+            .as_ref()
+            .map(|m| m.playouts_per_second)
+            .or_else(|| {
+                let m: Machine = serde_json::from_str(w.machine.as_deref()?).ok()?;
+                Some(m.playouts_per_second)
+            })
+            .unwrap_or(reference);
+        time_control = scaled_time(time_control, reference, speed);
+        let text = serde_json::to_string(&time_control).expect("time controls serialize");
+        app.db
+            .set_lease_time_control(g.id, &token, Some(&text))
+            .await?;
+    }
     let offer = LeaseOffer {
         lease: lease.token.clone(),
         game_id: g.id,
@@ -219,7 +262,7 @@ pub async fn take(
         params: c.game.params.clone(),
         opening: g.opening.split_whitespace().map(str::to_string).collect(),
         seed: g.seed as u64,
-        time_control: c.game.time_control,
+        time_control,
         build_limits: c.build.clone(),
         seats,
     };
@@ -280,11 +323,17 @@ pub async fn record(
             .unwrap_or_default()
     });
     let opening: Vec<String> = g.opening.split_whitespace().map(str::to_string).collect();
+    // The lease's own time control when it was scaled to the worker.
+    let mut time = app.config.game.time_control;
+    if app.config.scale_to_playouts.is_some() {
+        if let Some(text) = app.db.lease_time_control(g.id).await? {
+            time = serde_json::from_str(&text).unwrap_or(time);
+        }
+    }
     // Reading, replaying and writing a long game again is CPU work: off
     // the async threads, in parallel with other records.
     let checked = {
         let game = app.game.clone();
-        let time = app.config.game.time_control;
         let (seed, index, pair) = (g.seed as u64, g.id as u64, g.pair_id as u64);
         tokio::task::spawn_blocking(
             move || -> Result<Result<(GameRecord, String), verify::Refusal>, ApiError> {
@@ -412,4 +461,30 @@ pub async fn archive(
         crate::archive::ArchiveKind::Zip => "application/zip",
     };
     Ok(([(header::CONTENT_TYPE, ct)], bytes).into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_slower_machine_gets_more_time_within_bounds() {
+        let tc = TimeControl {
+            movetime_ms: Some(100),
+            time_ms: Some(10_000),
+            inc_ms: 100,
+            margin_ms: 50,
+            clock: Default::default(),
+            ceiling_ms: None,
+        };
+        let half = scaled_time(tc, 1000.0, 500.0);
+        assert_eq!(
+            (half.movetime_ms, half.time_ms, half.inc_ms, half.margin_ms),
+            (Some(200), Some(20_000), 200, 50)
+        );
+        assert_eq!(scaled_time(tc, 1000.0, 1000.0), tc);
+        assert_eq!(scaled_time(tc, 1000.0, 1.0).movetime_ms, Some(400));
+        assert_eq!(scaled_time(tc, 1000.0, 1e9).movetime_ms, Some(25));
+        assert_eq!(scaled_time(tc, 1000.0, 0.0), tc);
+    }
 }

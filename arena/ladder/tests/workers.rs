@@ -354,7 +354,10 @@ fn three_workers_play_a_ladder_through_kills() {
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
     let config = tmp.path().join("ladder.toml");
-    std::fs::write(&config, CONFIG).unwrap();
+    // Time controls scaled to each worker's speed (four times the time,
+    // the most, against a reference no machine here reaches).
+    let scaled = CONFIG.replace("seconds = 5", "seconds = 5\nscale_to_playouts = 1e9");
+    std::fs::write(&config, scaled).unwrap();
     let ann = token_of(&ladder(&data, &["author", "add", "ann"]));
     let tokens: Vec<String> = (1..=3)
         .map(|i| token_of(&ladder(&data, &["worker", "add", &format!("w{i}")])))
@@ -463,6 +466,9 @@ fn three_workers_play_a_ladder_through_kills() {
             .find(|l| l.starts_with(&format!("{w}\t")))
             .unwrap();
         assert!(line.contains("\"cores\""), "{line}");
+        assert!(line.contains("refused 0 []"), "{line}");
+        // 200 ms a move, scaled four times for a machine this slow.
+        assert!(text(&tmp.path().join(format!("{w}.stderr"))).contains(", 800 ms a move)"));
         assert!(!line.contains("games 0\t"), "{line}");
     }
 
