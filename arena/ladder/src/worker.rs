@@ -577,6 +577,11 @@ async fn post_record(shared: &Shared, lease: &str, game: i64, text: Vec<u8>, fil
                 break;
             }
             Ok(a) if shared.fatal_status(&a) => return,
+            // A retry after a lost answer: the first post was stored.
+            Ok(a) if a.status == 409 && a.error().0 == "already_recorded" => {
+                eprintln!("arena worker: game {game}: recorded (an earlier post was stored)");
+                break;
+            }
             Ok(a) if (400..500).contains(&a.status) => {
                 let (code, message) = a.error();
                 eprintln!(
