@@ -429,7 +429,8 @@ async fn play_lease(shared: &Arc<Shared>, offer: LeaseOffer) {
             if let Err(e) = std::fs::write(&file, &text) {
                 eprintln!("arena worker: {}: {e}", file.display());
             }
-            post_record(shared, &offer.lease, offer.game_id, text, &file).await;
+            let what = format!("game {}", offer.game_id);
+            post_record(shared, &offer.lease, &what, text, &file).await;
         }
         Played::GiveBack(why) => give_back(shared, &offer, &why).await,
         Played::Lost => eprintln!(
@@ -567,42 +568,44 @@ async fn prepare(
 }
 
 /// Posts a record until the server answers it for good; then forgets it.
-async fn post_record(shared: &Shared, lease: &str, game: i64, text: Vec<u8>, file: &Path) {
+/// `what` names the game in messages (`game ID`, or `lease ID` for a
+/// record kept by a previous run).
+async fn post_record(shared: &Shared, lease: &str, what: &str, text: Vec<u8>, file: &Path) {
     let path = format!("/api/leases/{lease}/record");
     let mut attempt = 0u32;
     loop {
         match shared.client.call("POST", &path, Some(text.clone())).await {
             Ok(a) if a.status == 200 => {
-                eprintln!("arena worker: game {game}: recorded");
+                eprintln!("arena worker: {what}: recorded");
                 break;
             }
             Ok(a) if shared.fatal_status(&a) => return,
             // A retry after a lost answer: the first post was stored.
             Ok(a) if a.status == 409 && a.error().0 == "already_recorded" => {
-                eprintln!("arena worker: game {game}: recorded (an earlier post was stored)");
+                eprintln!("arena worker: {what}: recorded (an earlier post was stored)");
                 break;
             }
             Ok(a) if (400..500).contains(&a.status) => {
                 let (code, message) = a.error();
                 eprintln!(
-                    "arena worker: game {game}: not recorded ({} {code}: {message})",
+                    "arena worker: {what}: not recorded ({} {code}: {message})",
                     a.status
                 );
                 break;
             }
             Ok(a) => eprintln!(
-                "arena worker: game {game}: the server answered {}; retrying",
+                "arena worker: {what}: the server answered {}; retrying",
                 a.status
             ),
             Err(e) => {
-                eprintln!("arena worker: game {game}: the server cannot be reached ({e}); retrying")
+                eprintln!("arena worker: {what}: the server cannot be reached ({e}); retrying")
             }
         }
         // Stopping does not drop a finished game: it is kept on disk and
         // posted by the next run.
         if shared.stopping() && attempt >= 2 {
             eprintln!(
-                "arena worker: game {game}: kept in {} for the next run",
+                "arena worker: {what}: kept in {} for the next run",
                 file.display()
             );
             return;
@@ -629,8 +632,8 @@ async fn post_pending(shared: &Shared) {
             continue;
         };
         if let Ok(text) = std::fs::read(&path) {
-            eprintln!("arena worker: posting the record a previous run kept for lease {lease}");
-            post_record(shared, &lease, 0, text, &path).await;
+            let what = format!("lease {lease}");
+            post_record(shared, &lease, &what, text, &path).await;
         }
     }
 }

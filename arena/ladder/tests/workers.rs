@@ -719,6 +719,33 @@ fn forged_records(db: Option<&str>) {
         "{line}"
     );
 
+    // A record a worker finished but could not post (it was stopped, or
+    // the server was away) is kept in DATA/pending and posted by its next run.
+    let lease = take(&addr, &a);
+    let dir = tmp.path().join("a");
+    std::fs::create_dir_all(dir.join("pending")).unwrap();
+    let kept = dir
+        .join("pending")
+        .join(format!("{}.json", lease["lease"].as_str().unwrap()));
+    std::fs::write(&kept, serde_json::to_vec(&valid_record(&lease)).unwrap()).unwrap();
+    let w = worker(&addr, &a, &dir, "a");
+    let id = lease["game_id"].as_i64().unwrap();
+    wait_for(Duration::from_secs(60), "the kept record is posted", || {
+        get(&addr, &format!("/api/games/{id}")).1["status"] == "done"
+    });
+    wait_for(Duration::from_secs(10), "and forgotten", || !kept.exists());
+    drop(w);
+    let log = text(&dir.with_extension("stderr"));
+    let said = format!(
+        "arena worker: lease {}: recorded",
+        lease["lease"].as_str().unwrap()
+    );
+    assert!(log.contains(&said), "{log}");
+    assert_eq!(
+        get(&addr, &format!("/api/games/{id}")).1["worker"],
+        "honest-looking"
+    );
+
     // Suspended: no lease (403); revoked: 401.
     ladder_on(&data, db, &["worker", "suspend", "honest-looking"]);
     let (s, v) = post(&addr, &a, "/api/leases", b"{}");
