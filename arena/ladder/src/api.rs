@@ -21,6 +21,7 @@ use crate::app::App;
 use crate::archive::{self, ArchiveKind, ArchiveLimits};
 use crate::db::{Author, Version};
 use crate::standing;
+use crate::worker_api;
 
 /// What a bot or author name must be, as users read it in errors.
 pub const NAME_RULE: &str =
@@ -100,6 +101,11 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("get", "/api/games/{id}"),
     ("get", "/api/games.jsonl"),
     ("get", "/api/games.csv"),
+    ("post", "/api/leases"),
+    ("post", "/api/leases/{id}/heartbeat"),
+    ("post", "/api/leases/{id}/record"),
+    ("post", "/api/leases/{id}/return"),
+    ("get", "/api/versions/{id}/archive"),
 ];
 
 /// The OpenAPI document served at `/api/openapi.json`.
@@ -121,6 +127,11 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/games/{id}", get(game))
         .route("/api/games.jsonl", get(games_jsonl))
         .route("/api/games.csv", get(games_csv))
+        .route("/api/leases", post(worker_api::take))
+        .route("/api/leases/{id}/heartbeat", post(worker_api::heartbeat))
+        .route("/api/leases/{id}/record", post(worker_api::record))
+        .route("/api/leases/{id}/return", post(worker_api::give_back))
+        .route("/api/versions/{id}/archive", get(worker_api::archive))
         .fallback(|| async { ApiError::not_found("no such route (see /api/openapi.json)") })
         .method_not_allowed_fallback(|| async {
             ApiError::new(
@@ -155,7 +166,7 @@ pub fn router(app: Arc<App>) -> Router {
 }
 
 /// Reads a body of at most `limit` bytes; more is a 413 that says the limit.
-async fn read_body(body: Body, limit: u64) -> ApiResult<Bytes> {
+pub(crate) async fn read_body(body: Body, limit: u64) -> ApiResult<Bytes> {
     axum::body::to_bytes(body, limit as usize)
         .await
         .map_err(|_| {
@@ -168,7 +179,10 @@ async fn read_body(body: Body, limit: u64) -> ApiResult<Bytes> {
 }
 
 /// A JSON body with no unknown fields; an empty body is `{}`.
-async fn read_json<T: for<'de> Deserialize<'de>>(headers: &HeaderMap, body: Body) -> ApiResult<T> {
+pub(crate) async fn read_json<T: for<'de> Deserialize<'de>>(
+    headers: &HeaderMap,
+    body: Body,
+) -> ApiResult<T> {
     let bytes = read_body(body, 64 << 10).await?;
     let bytes: &[u8] = if bytes.is_empty() { b"{}" } else { &bytes };
     if bytes != b"{}" {
@@ -324,6 +338,7 @@ async fn upload(
         max_files: limits.max_files,
         max_path: limits.max_path,
     };
+    let raw = bytes.clone();
     let unpacked = {
         let dest = dest.clone();
         tokio::task::spawn_blocking(move || archive::unpack(&bytes, kind, &archive_limits, &dest))
@@ -366,7 +381,13 @@ async fn upload(
     }
     let command = serde_json::to_string(&manifest.command).expect("strings serialize");
     let limits_json = serde_json::to_string(&manifest.limits).expect("limits serialize");
-    app.store_version(bot, &unpacked.sha256, &dest, manifest.build.as_deref())?;
+    app.store_version(
+        bot,
+        &unpacked.sha256,
+        &dest,
+        manifest.build.as_deref(),
+        (kind, &raw),
+    )?;
     let (version, new) = app
         .db
         .add_version(bot, &unpacked.sha256, &command, &limits_json)
@@ -548,6 +569,13 @@ async fn game(State(app): State<Arc<App>>, Path(id): Path<String>) -> ApiResult<
     o["seat0"] = json!(names.get(&g.seat0_version));
     o["seat1"] = json!(names.get(&g.seat1_version));
     o["record"] = record;
+    // A game a remote worker played names it and the machine it reported.
+    if let Some((worker, machine)) = app.db.game_worker(id).await? {
+        o["worker"] = json!(worker);
+        o["machine"] = machine
+            .and_then(|m| serde_json::from_str::<Value>(&m).ok())
+            .unwrap_or(Value::Null);
+    }
     Ok(json_ok(o))
 }
 

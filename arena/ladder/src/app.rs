@@ -17,6 +17,7 @@ use arena_core::games::AnyGame;
 use tokio::sync::{watch, Notify};
 
 use crate::api::ApiError;
+use crate::archive::ArchiveKind;
 use crate::config::LadderConfig;
 use crate::db::Db;
 use crate::ratings::RatingSettings;
@@ -103,7 +104,8 @@ impl App {
     }
 
     /// Moves a freshly unpacked bot into place, with its build command
-    /// beside it (not inside: the bot's build must not rewrite it). The
+    /// and the archive as uploaded beside it (not inside: the bot's build
+    /// must not rewrite them; remote workers download the archive). The
     /// rename comes last, so a directory in place is always whole; one that
     /// is there already (the same content uploaded before) is kept.
     pub fn store_version(
@@ -112,6 +114,7 @@ impl App {
         sha256: &str,
         unpacked: &Path,
         build: Option<&str>,
+        archive: (ArchiveKind, &[u8]),
     ) -> Result<(), ApiError> {
         let internal = |e: std::io::Error| {
             eprintln!("arena-ladder: storing an upload of bot {bot_id}: {e}");
@@ -132,11 +135,22 @@ impl App {
         if let Some(b) = build {
             std::fs::write(parent.join("build.sh"), b).map_err(internal)?;
         }
+        std::fs::write(parent.join(archive_name(archive.0)), archive.1).map_err(internal)?;
         if nix::unistd::geteuid().is_root() {
             chown_tree(unpacked, BOT_OWNER).map_err(internal)?;
         }
         std::fs::rename(unpacked, &dir).map_err(internal)?;
         Ok(())
+    }
+
+    /// A version's archive as uploaded, and its kind; `None` for a version
+    /// stored before archives were kept.
+    pub fn version_archive(&self, bot_id: i64, sha256: &str) -> Option<(ArchiveKind, PathBuf)> {
+        let parent = self.version_dir(bot_id, sha256).parent()?.to_path_buf();
+        [ArchiveKind::TarGz, ArchiveKind::Zip]
+            .into_iter()
+            .map(|k| (k, parent.join(archive_name(k))))
+            .find(|(_, p)| p.is_file())
     }
 
     /// The build command stored for a version.
@@ -146,9 +160,17 @@ impl App {
     }
 }
 
+/// The file name a version's uploaded archive is kept under.
+fn archive_name(kind: ArchiveKind) -> &'static str {
+    match kind {
+        ArchiveKind::TarGz => "upload.tar.gz",
+        ArchiveKind::Zip => "upload.zip",
+    }
+}
+
 /// Gives `dir` and everything in it to `uid` (no link is followed: there
 /// are none in an unpacked upload, and `lchown` would not follow one).
-fn chown_tree(dir: &Path, uid: u32) -> std::io::Result<()> {
+pub(crate) fn chown_tree(dir: &Path, uid: u32) -> std::io::Result<()> {
     std::os::unix::fs::lchown(dir, Some(uid), Some(uid))?;
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;

@@ -4,6 +4,7 @@
 //! active version (replacing the previous one, whose games stay); one that
 //! fails keeps the reason and the logs for its author.
 
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -12,6 +13,7 @@ use arena::process::{BotSpec, LimitSettings, Sandbox};
 use arena::tools::check_bot::{self, CheckOptions, Level};
 
 use crate::app::App;
+use crate::config::BuildLimits;
 use crate::db::Version;
 
 /// The longest log kept per version (the tail past it is cut).
@@ -69,24 +71,8 @@ async fn one(app: &App, v: &Version) -> Result<(), crate::db::DbError> {
     let command: Vec<String> = serde_json::from_str(&v.command).unwrap_or_default();
     let mut build_log = String::new();
     if let Some(line) = app.build_command(v.bot_id, &v.sha256) {
-        let b = &app.config.build;
-        let job = BuildJob {
-            command: vec!["sh".into(), "-c".into(), line.clone()],
-            dir: dir.clone(),
-            env: Vec::new(),
-            network: false,
-            time: Duration::from_secs(b.seconds),
-            memory_bytes: b.memory_mb << 20,
-            dir_growth_bytes: b.disk_mb << 20,
-            tmp_bytes: b.disk_mb << 20,
-            hide: Vec::new(),
-        };
         build_log.push_str(&format!("$ {line}\n"));
-        let result = if app.sandbox == Sandbox::None {
-            build_unsandboxed(&job).await
-        } else {
-            build::run(&job, false).await.map_err(|e| e.to_string())
-        };
+        let result = build_dir(&dir, &line, &app.config.build, app.sandbox).await;
         match result {
             Ok(()) => build_log.push_str("build succeeded\n"),
             Err(why) => {
@@ -189,6 +175,34 @@ async fn one(app: &App, v: &Version) -> Result<(), crate::db::DbError> {
         }
     }
     Ok(())
+}
+
+/// Builds the bot in `dir` with its build command `line`, within `limits`,
+/// sandboxed without network unless `sandbox` is `None`: how the server's
+/// builder and every remote worker build a version (the same tree builds
+/// the same way everywhere). The error is the build's own output.
+pub async fn build_dir(
+    dir: &Path,
+    line: &str,
+    limits: &BuildLimits,
+    sandbox: Sandbox,
+) -> Result<(), String> {
+    let job = BuildJob {
+        command: vec!["sh".into(), "-c".into(), line.to_string()],
+        dir: dir.to_path_buf(),
+        env: Vec::new(),
+        network: false,
+        time: Duration::from_secs(limits.seconds),
+        memory_bytes: limits.memory_mb << 20,
+        dir_growth_bytes: limits.disk_mb << 20,
+        tmp_bytes: limits.disk_mb << 20,
+        hide: Vec::new(),
+    };
+    if sandbox == Sandbox::None {
+        build_unsandboxed(&job).await
+    } else {
+        build::run(&job, false).await.map_err(|e| e.to_string())
+    }
 }
 
 /// A build on the host (only with `--sandbox none`): the same command, time

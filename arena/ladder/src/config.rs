@@ -38,13 +38,18 @@ pub struct LadderConfig {
     pub matchmaking: Matchmaking,
     /// `[leases] seconds`: how long a lease lives without a heartbeat.
     pub lease_seconds: i64,
+    /// `[leases] scale_to_playouts`: a remote worker's time control is
+    /// scaled by this speed over its own (random playouts of the game per
+    /// second, as its benchmark reports), fishtest's practice; `None`
+    /// (the default): every worker plays the ladder's time control.
+    pub scale_to_playouts: Option<f64>,
     /// `[retention] keep_records`: records kept for the newest this many
     /// games (results are always kept); `None`: all.
     pub keep_records: Option<i64>,
 }
 
-/// How a version's build is bounded.
-#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+/// How a version's build is bounded (also sent to remote workers).
+#[derive(Clone, Debug, Deserialize, serde::Serialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields, default)]
 pub struct BuildLimits {
     /// Wall-clock seconds.
@@ -174,12 +179,22 @@ struct RawDefaults {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawLeases {
+    #[serde(default = "default_lease_seconds")]
     seconds: i64,
+    #[serde(default)]
+    scale_to_playouts: Option<f64>,
+}
+
+fn default_lease_seconds() -> i64 {
+    60
 }
 
 impl Default for RawLeases {
     fn default() -> Self {
-        RawLeases { seconds: 60 }
+        RawLeases {
+            seconds: default_lease_seconds(),
+            scale_to_playouts: None,
+        }
     }
 }
 
@@ -272,6 +287,14 @@ impl LadderConfig {
                 ),
             ));
         }
+        if let Some(p) = raw.leases.scale_to_playouts {
+            if !(p.is_finite() && p > 0.0) {
+                return Err(err(
+                    "leases.scale_to_playouts",
+                    format!("must be a positive number of playouts per second; got {p}"),
+                ));
+            }
+        }
         if let Some(k) = raw.retention.keep_records {
             if k < 0 {
                 return Err(err(
@@ -290,6 +313,7 @@ impl LadderConfig {
             uploads: raw.uploads,
             matchmaking: raw.matchmaking,
             lease_seconds: raw.leases.seconds,
+            scale_to_playouts: raw.leases.scale_to_playouts,
             keep_records: raw.retention.keep_records,
         })
     }

@@ -76,10 +76,15 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         include_str!("../migrations/0002_sqlite.sql"),
         include_str!("../migrations/0002_postgres.sql"),
     ),
+    (
+        3,
+        include_str!("../migrations/0003_sqlite.sql"),
+        include_str!("../migrations/0003_postgres.sql"),
+    ),
 ];
 
 /// The newest schema this arena knows.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// The ladder's database.
 #[derive(Clone, Debug)]
@@ -1092,6 +1097,350 @@ impl Db {
             .collect::<Result<_, sqlx::Error>>()
             .map_err(sql("count games"))
     }
+
+    // ---- remote workers (issue 29): their tokens, their leases, their
+    // results and what verification refused of them.
+
+    /// Adds a worker with a token's salt and hash; `None` when the name is taken.
+    pub async fn add_worker(
+        &self,
+        name: &str,
+        salt: &str,
+        hash: &str,
+    ) -> Result<Option<i64>, DbError> {
+        let id: Option<i64> = sqlx::query_scalar(
+            "INSERT INTO workers (name, token_salt, token_hash, created_at) \
+             VALUES ($1, $2, $3, $4) ON CONFLICT (name) DO NOTHING RETURNING id",
+        )
+        .bind(name)
+        .bind(salt)
+        .bind(hash)
+        .bind(now())
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(sql("add worker"))?;
+        Ok(id)
+    }
+
+    /// Revokes a worker's token (final); false when there is no such worker.
+    pub async fn revoke_worker(&self, name: &str) -> Result<bool, DbError> {
+        sqlx::query("UPDATE workers SET revoked_at = $1 WHERE name = $2 AND revoked_at IS NULL")
+            .bind(now())
+            .bind(name)
+            .execute(&self.pool)
+            .await
+            .map_err(sql("revoke worker"))?;
+        Ok(self.workers().await?.iter().any(|w| w.name == name))
+    }
+
+    /// Suspends a worker (no new leases, no records) or lifts the
+    /// suspension; false when there is no such worker.
+    pub async fn suspend_worker(&self, name: &str, suspend: bool) -> Result<bool, DbError> {
+        let done = sqlx::query("UPDATE workers SET suspended_at = $1 WHERE name = $2")
+            .bind(suspend.then(now))
+            .bind(name)
+            .execute(&self.pool)
+            .await
+            .map_err(sql("suspend worker"))?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Every worker, by name.
+    pub async fn workers(&self) -> Result<Vec<Worker>, DbError> {
+        let rows = sqlx::query(&format!(
+            "SELECT {WORKER_COLUMNS} FROM workers ORDER BY name"
+        ))
+        .fetch_all(&self.pool)
+        .await
+        .map_err(sql("list workers"))?;
+        rows.iter()
+            .map(worker_of)
+            .collect::<Result<_, _>>()
+            .map_err(sql("read worker"))
+    }
+
+    /// A worker and its token's (salt, hash), by id, when not revoked.
+    pub async fn worker_credentials(
+        &self,
+        id: i64,
+    ) -> Result<Option<(Worker, String, String)>, DbError> {
+        let row = sqlx::query(&format!(
+            "SELECT {WORKER_COLUMNS}, token_salt, token_hash FROM workers \
+             WHERE id = $1 AND revoked_at IS NULL"
+        ))
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(sql("read worker credentials"))?;
+        let Some(row) = row else { return Ok(None) };
+        let w = worker_of(&row).map_err(sql("read worker credentials"))?;
+        let salt: String = row
+            .try_get("token_salt")
+            .map_err(sql("read worker credentials"))?;
+        let hash: String = row
+            .try_get("token_hash")
+            .map_err(sql("read worker credentials"))?;
+        Ok(Some((w, salt, hash)))
+    }
+
+    /// Stores the machine a worker reports (JSON) and when it was seen.
+    pub async fn set_worker_machine(&self, id: i64, machine: &str) -> Result<(), DbError> {
+        sqlx::query("UPDATE workers SET machine = $1, last_seen_at = $2 WHERE id = $3")
+            .bind(machine)
+            .bind(now())
+            .bind(id)
+            .execute(&self.pool)
+            .await
+            .map_err(sql("store worker machine"))?;
+        Ok(())
+    }
+
+    /// What the lease `token` is to the worker `owner` (a lease's owner is
+    /// its worker's [`worker_owner`] name).
+    pub async fn lease_state(&self, token: &str, owner: &str) -> Result<LeaseState, DbError> {
+        let row = sqlx::query(&format!(
+            "SELECT {GAME_COLUMNS}, lease_owner, lease_expires_at FROM games WHERE lease_token = $1"
+        ))
+        .bind(token)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(sql("read lease"))?;
+        let Some(row) = row else {
+            return Ok(LeaseState::Unknown);
+        };
+        let game = game_of(&row).map_err(sql("read lease"))?;
+        let lease_owner: Option<String> = row.try_get("lease_owner").map_err(sql("read lease"))?;
+        let expires: Option<i64> = row.try_get("lease_expires_at").map_err(sql("read lease"))?;
+        Ok(if lease_owner.as_deref() != Some(owner) {
+            LeaseState::Foreign
+        } else if game.status == "done" {
+            LeaseState::Recorded(game.id)
+        } else if game.status != "leased" || expires.is_none_or(|e| e < now()) {
+            LeaseState::Expired
+        } else {
+            LeaseState::Live(Box::new(Lease {
+                game,
+                token: token.to_string(),
+                expires_at: expires.unwrap_or(0),
+            }))
+        })
+    }
+
+    /// Stores a verified result under a worker's live lease, once: one
+    /// statement that matches only the lease's own worker before it lapses,
+    /// and records the worker and its machine with the game.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn post_worker_result(
+        &self,
+        game: i64,
+        token: &str,
+        owner: &str,
+        worker: i64,
+        machine: Option<&str>,
+        points0: f64,
+        result: &str,
+        reason: &str,
+        record: &str,
+    ) -> Result<bool, DbError> {
+        let t = now();
+        let done = sqlx::query(
+            "UPDATE games SET status = 'done', points0 = $1, result = $2, reason = $3, record = $4, \
+             finished_at = $5, lease_expires_at = NULL, worker_id = $6, worker_machine = $7 \
+             WHERE id = $8 AND status = 'leased' AND lease_token = $9 AND lease_owner = $10 \
+             AND lease_expires_at >= $5",
+        )
+        .bind(points0)
+        .bind(result)
+        .bind(reason)
+        .bind(record)
+        .bind(t)
+        .bind(worker)
+        .bind(machine)
+        .bind(game)
+        .bind(token)
+        .bind(owner)
+        .execute(&self.pool)
+        .await
+        .map_err(sql("store worker result"))?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// A record verification refused: logged against its worker, and its
+    /// game back in the queue for another worker, in one transaction.
+    pub async fn refuse_record(
+        &self,
+        worker: i64,
+        game: i64,
+        token: &str,
+        code: &str,
+        detail: &str,
+    ) -> Result<(), DbError> {
+        let mut tx = self.pool.begin().await.map_err(sql("begin refusal"))?;
+        sqlx::query(
+            "INSERT INTO refusals (worker_id, game_id, code, detail, created_at) VALUES ($1, $2, $3, $4, $5)",
+        )
+        .bind(worker)
+        .bind(game)
+        .bind(code)
+        .bind(detail)
+        .bind(now())
+        .execute(&mut *tx)
+        .await
+        .map_err(sql("log refusal"))?;
+        sqlx::query(
+            "UPDATE games SET status = 'queued', lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL \
+             WHERE id = $1 AND status = 'leased' AND lease_token = $2",
+        )
+        .bind(game)
+        .bind(token)
+        .execute(&mut *tx)
+        .await
+        .map_err(sql("requeue refused game"))?;
+        tx.commit().await.map_err(sql("commit refusal"))?;
+        Ok(())
+    }
+
+    /// Sets (or clears) the time control of a live lease, scaled to its
+    /// worker's speed (JSON).
+    pub async fn set_lease_time_control(
+        &self,
+        game: i64,
+        token: &str,
+        time_control: Option<&str>,
+    ) -> Result<(), DbError> {
+        sqlx::query("UPDATE games SET lease_time_control = $1 WHERE id = $2 AND lease_token = $3")
+            .bind(time_control)
+            .bind(game)
+            .bind(token)
+            .execute(&self.pool)
+            .await
+            .map_err(sql("set lease time control"))?;
+        Ok(())
+    }
+
+    /// The scaled time control (JSON) of a game's lease, if it has one.
+    pub async fn lease_time_control(&self, game: i64) -> Result<Option<String>, DbError> {
+        let v: Option<Option<String>> =
+            sqlx::query_scalar("SELECT lease_time_control FROM games WHERE id = $1")
+                .bind(game)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(sql("read lease time control"))?;
+        Ok(v.flatten())
+    }
+
+    /// Per worker id: its finished games by reason, and its refused records by code.
+    pub async fn worker_stats(&self) -> Result<HashMap<i64, WorkerStats>, DbError> {
+        let mut out: HashMap<i64, WorkerStats> = HashMap::new();
+        let rows = sqlx::query(
+            "SELECT worker_id, reason, COUNT(*) AS n FROM games \
+             WHERE status = 'done' AND worker_id IS NOT NULL GROUP BY worker_id, reason",
+        )
+        .fetch_all(&self.pool)
+        .await
+        .map_err(sql("count worker games"))?;
+        for r in &rows {
+            let id: i64 = r.try_get("worker_id").map_err(sql("count worker games"))?;
+            let reason: String = r.try_get("reason").map_err(sql("count worker games"))?;
+            let n: i64 = r.try_get("n").map_err(sql("count worker games"))?;
+            out.entry(id).or_default().games.insert(reason, n);
+        }
+        let rows = sqlx::query(
+            "SELECT worker_id, code, COUNT(*) AS n FROM refusals GROUP BY worker_id, code",
+        )
+        .fetch_all(&self.pool)
+        .await
+        .map_err(sql("count refusals"))?;
+        for r in &rows {
+            let id: i64 = r.try_get("worker_id").map_err(sql("count refusals"))?;
+            let code: String = r.try_get("code").map_err(sql("count refusals"))?;
+            let n: i64 = r.try_get("n").map_err(sql("count refusals"))?;
+            out.entry(id).or_default().refusals.insert(code, n);
+        }
+        Ok(out)
+    }
+
+    /// The worker (name) and machine (JSON) a finished game was played on,
+    /// when a remote worker played it.
+    pub async fn game_worker(
+        &self,
+        game: i64,
+    ) -> Result<Option<(String, Option<String>)>, DbError> {
+        let row = sqlx::query(
+            "SELECT w.name, g.worker_machine FROM games g JOIN workers w ON w.id = g.worker_id WHERE g.id = $1",
+        )
+        .bind(game)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(sql("read game worker"))?;
+        row.map(|r| Ok((r.try_get("name")?, r.try_get("worker_machine")?)))
+            .transpose()
+            .map_err(sql("read game worker"))
+    }
+}
+
+/// The lease owner a remote worker's leases carry (built-in workers are
+/// `builtin-N`).
+pub fn worker_owner(worker: i64) -> String {
+    format!("worker-{worker}")
+}
+
+/// A remote worker, as the organiser sees it (never the token's hash).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Worker {
+    /// Row id (the token's prefix).
+    pub id: i64,
+    /// Unique name.
+    pub name: String,
+    /// When its token was revoked.
+    pub revoked_at: Option<i64>,
+    /// When it was suspended (no leases, no records until lifted).
+    pub suspended_at: Option<i64>,
+    /// The machine it last reported (JSON).
+    pub machine: Option<String>,
+    /// When it last took a lease.
+    pub last_seen_at: Option<i64>,
+    /// When it was added.
+    pub created_at: i64,
+}
+
+const WORKER_COLUMNS: &str =
+    "id, name, revoked_at, suspended_at, machine, last_seen_at, created_at";
+
+fn worker_of(r: &AnyRow) -> Result<Worker, sqlx::Error> {
+    Ok(Worker {
+        id: r.try_get("id")?,
+        name: r.try_get("name")?,
+        revoked_at: r.try_get("revoked_at")?,
+        suspended_at: r.try_get("suspended_at")?,
+        machine: r.try_get("machine")?,
+        last_seen_at: r.try_get("last_seen_at")?,
+        created_at: r.try_get("created_at")?,
+    })
+}
+
+/// A worker's finished games by reason and refused records by code.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WorkerStats {
+    /// Reason (`normal`, `timeout`, ...) -> games.
+    pub games: std::collections::BTreeMap<String, i64>,
+    /// Refusal code -> records refused.
+    pub refusals: std::collections::BTreeMap<String, i64>,
+}
+
+/// What a lease id is to the worker presenting it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LeaseState {
+    /// Its worker's, current: the game to play or record.
+    Live(Box<Lease>),
+    /// Its game was recorded under it already (the game's id).
+    Recorded(i64),
+    /// It lapsed (its game is, or is about to be, queued again).
+    Expired,
+    /// Another worker's.
+    Foreign,
+    /// No game has it: never given, or lapsed and its game leased anew.
+    Unknown,
 }
 
 #[cfg(test)]

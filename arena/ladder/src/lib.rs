@@ -21,6 +21,10 @@ pub mod play;
 pub mod ratings;
 pub mod standing;
 pub mod token;
+pub mod verify;
+pub mod worker;
+pub mod worker_api;
+pub mod workers;
 
 #[cfg(test)]
 mod layer_tests {

@@ -47,6 +47,27 @@ enum Command {
         #[arg(long, value_parser = ["none"])]
         sandbox: Option<String>,
     },
+    /// A remote worker: plays a ladder server's games on this machine.
+    Worker {
+        /// The server's base URL, say http://ladder.example.org:8080.
+        #[arg(long)]
+        server: String,
+        /// The worker token (`arena ladder worker add NAME` prints it).
+        #[arg(long)]
+        token: String,
+        /// Games played at once (default: the number of cores).
+        #[arg(long)]
+        concurrency: Option<usize>,
+        /// The name reported with this machine (default: the host name).
+        #[arg(long)]
+        name: Option<String>,
+        /// Where bot versions are cached and unposted records kept.
+        #[arg(long, default_value = "arena-worker")]
+        data: PathBuf,
+        /// `none` runs bots and builds without a sandbox.
+        #[arg(long, value_parser = ["none"])]
+        sandbox: Option<String>,
+    },
     /// The organiser's commands.
     Ladder {
         #[command(subcommand)]
@@ -60,6 +81,45 @@ enum LadderCommand {
     Author {
         #[command(subcommand)]
         command: AuthorCommand,
+    },
+    /// Remote workers and their tokens.
+    Worker {
+        #[command(subcommand)]
+        command: WorkerCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum WorkerCommand {
+    /// Adds a worker and prints its token, once, alone on the last line.
+    Add {
+        name: String,
+        #[command(flatten)]
+        at: Where,
+    },
+    /// Revokes a worker's token (final): it stops at its next request.
+    Revoke {
+        name: String,
+        #[command(flatten)]
+        at: Where,
+    },
+    /// Suspends a worker: no leases, no records, until `resume`.
+    Suspend {
+        name: String,
+        #[command(flatten)]
+        at: Where,
+    },
+    /// Lifts a worker's suspension.
+    Resume {
+        name: String,
+        #[command(flatten)]
+        at: Where,
+    },
+    /// Lists workers: status, games, forfeit rate per reason, refused
+    /// records by reason, machine (never tokens).
+    List {
+        #[command(flatten)]
+        at: Where,
     },
 }
 
@@ -113,6 +173,60 @@ fn main() -> ExitCode {
             })
             .await
             .map_err(|e| e.to_string()),
+            Command::Worker {
+                server,
+                token,
+                concurrency,
+                name,
+                data,
+                sandbox,
+            } => arena_ladder::worker::run(arena_ladder::worker::WorkerOptions {
+                server,
+                token,
+                concurrency: concurrency
+                    .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+                name,
+                data,
+                no_sandbox: sandbox.is_some(),
+            })
+            .await
+            .map_err(|e| e.to_string()),
+            Command::Ladder {
+                command: LadderCommand::Worker { command },
+            } => {
+                use arena_ladder::workers;
+                match command {
+                    WorkerCommand::Add { name, at } => workers::add(
+                        &at.data,
+                        at.db.as_deref(),
+                        &name,
+                    )
+                    .await
+                    .map(|token| {
+                        println!("added worker `{name}`; its token (shown once, keep it secret):");
+                        println!("{token}");
+                    }),
+                    WorkerCommand::Revoke { name, at } => {
+                        workers::revoke(&at.data, at.db.as_deref(), &name)
+                            .await
+                            .map(|()| println!("revoked worker `{name}`"))
+                    }
+                    WorkerCommand::Suspend { name, at } => {
+                        workers::suspend(&at.data, at.db.as_deref(), &name, true)
+                            .await
+                            .map(|()| println!("suspended worker `{name}`"))
+                    }
+                    WorkerCommand::Resume { name, at } => {
+                        workers::suspend(&at.data, at.db.as_deref(), &name, false)
+                            .await
+                            .map(|()| println!("resumed worker `{name}`"))
+                    }
+                    WorkerCommand::List { at } => workers::list(&at.data, at.db.as_deref())
+                        .await
+                        .map(|lines| lines.iter().for_each(|l| println!("{l}"))),
+                }
+                .map_err(|e| e.to_string())
+            }
             Command::Ladder {
                 command: LadderCommand::Author { command },
             } => match command {

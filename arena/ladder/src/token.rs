@@ -60,6 +60,19 @@ pub fn verify(salt: &str, stored_hash: &str, secret: &str) -> bool {
         .into()
 }
 
+/// The token a remote worker is given: `w`, its id, and the secret. The
+/// prefix keeps the two kinds apart: [`parse`] refuses a worker's token
+/// and [`parse_worker`] an author's, so neither can act as the other.
+pub fn format_worker(worker: i64, secret: &str) -> String {
+    format!("w{worker}.{secret}")
+}
+
+/// Splits a presented worker token into (worker id, secret); `None` if
+/// malformed or an author's.
+pub fn parse_worker(token: &str) -> Option<(i64, &str)> {
+    parse(token.strip_prefix('w')?)
+}
+
 /// A random lease or worker id (not a credential of an author).
 pub fn lease_token() -> String {
     random_hex(16)
@@ -83,5 +96,16 @@ mod tests {
         assert_eq!(parse("7.short"), None);
         assert_eq!(parse("x"), None);
         assert!(!t.hash.contains(&t.secret));
+    }
+
+    #[test]
+    fn worker_and_author_tokens_never_pass_for_each_other() {
+        let t = new_token();
+        let author = format(7, &t.secret);
+        let worker = format_worker(7, &t.secret);
+        assert_eq!(parse_worker(&worker), Some((7, t.secret.as_str())));
+        assert_eq!(parse(&worker), None);
+        assert_eq!(parse_worker(&author), None);
+        assert_eq!(parse_worker("ww7.x"), None);
     }
 }

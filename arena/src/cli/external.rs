@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// The subcommands that belong to `arena-ladder`.
-const LADDER_COMMANDS: [&str; 2] = ["serve", "ladder"];
+const LADDER_COMMANDS: [&str; 3] = ["serve", "ladder", "worker"];
 
 /// Where `arena-ladder` is: beside this executable, else on PATH.
 fn ladder_binary() -> Option<PathBuf> {

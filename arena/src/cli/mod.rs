@@ -35,7 +35,7 @@ use arena::display::escape;
     name = "arena",
     version,
     arg_required_else_help = true,
-    after_help = "The ladder: `arena serve` and `arena ladder author ...` run the `arena-ladder` program (beside arena, else on PATH)."
+    after_help = "The ladder: `arena serve`, `arena ladder author|worker ...` and `arena worker` (a remote worker) run the `arena-ladder` program (beside arena, else on PATH)."
 )]
 struct Cli {
     #[command(subcommand)]

@@ -1,0 +1,639 @@
+//! `arena worker --server URL --token T`: a remote worker. It takes leases
+//! from a ladder server, fetches each bot version once (its archive,
+//! checked against the lease's sha256, unpacked by `archive::unpack`,
+//! built by `builder::build_dir` in the sandbox as the server builds it,
+//! cached under its data directory), plays each game with `play::play`
+//! (the referee, sandbox and limits of a tournament), heartbeats while it
+//! plays, and posts the record.
+//!
+//! It survives the server going away: every call is retried with backoff,
+//! and a finished record is kept on disk (`pending/`) until the server has
+//! answered it (accepted, or refused for good), heartbeating meanwhile. On
+//! SIGTERM it stops taking leases, gives back those of games in progress
+//! and exits 0; when its token is revoked (401) it exits with a message
+//! that says so.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use arena::process::Sandbox;
+use tokio::sync::{watch, Mutex};
+
+use crate::archive::{self, ArchiveKind, ArchiveLimits};
+use crate::play::{self, Contestant, PlaySettings};
+use crate::worker_api::{LeaseOffer, LeaseRequest, Machine, SeatOffer};
+
+/// How `arena worker` was asked to run.
+#[derive(Clone, Debug)]
+pub struct WorkerOptions {
+    /// The server's base URL (`http://host:port` or `https://...`).
+    pub server: String,
+    /// The worker token (`wID.SECRET`).
+    pub token: String,
+    /// Games played at once.
+    pub concurrency: usize,
+    /// The name reported with the machine (default: the host name).
+    pub name: Option<String>,
+    /// Where versions are cached and pending records kept.
+    pub data: PathBuf,
+    /// `--sandbox none`: bots and builds unsandboxed (a warning).
+    pub no_sandbox: bool,
+}
+
+/// Why the worker stopped other than by SIGTERM.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum WorkerError {
+    /// 401: the token is wrong or was revoked.
+    #[error(
+        "the server refused this worker's token ({0}): it was revoked or is wrong; \
+         ask the organiser for a new one (`arena ladder worker add NAME`)"
+    )]
+    Revoked(String),
+    /// 403: the organiser suspended this worker.
+    #[error("the organiser suspended this worker ({0}); it stops")]
+    Suspended(String),
+    /// The data directory or the sandbox.
+    #[error("{0}")]
+    Setup(String),
+}
+
+/// One HTTP answer: status and body.
+struct Answer {
+    status: u16,
+    body: Vec<u8>,
+}
+
+impl Answer {
+    /// The `error.code` and `error.message` of a JSON error body.
+    fn error(&self) -> (String, String) {
+        let v: serde_json::Value = serde_json::from_slice(&self.body).unwrap_or_default();
+        let s = |k: &str| v["error"][k].as_str().unwrap_or("").to_string();
+        (s("code"), s("message"))
+    }
+}
+
+/// The largest body the worker reads (an archive).
+const MAX_BODY: u64 = 512 << 20;
+
+/// The server, through one HTTP agent (connections kept alive).
+#[derive(Clone)]
+struct Client {
+    agent: ureq::Agent,
+    base: String,
+    auth: String,
+}
+
+impl Client {
+    fn new(server: &str, token: &str) -> Client {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_global(Some(Duration::from_secs(120)))
+            .build()
+            .into();
+        Client {
+            agent,
+            base: server.trim_end_matches('/').to_string(),
+            auth: format!("Bearer {token}"),
+        }
+    }
+
+    /// One call (on a blocking thread: ureq blocks); `Err` when the server
+    /// could not be reached at all.
+    async fn call(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<Vec<u8>>,
+    ) -> Result<Answer, String> {
+        let me = self.clone();
+        let (method, url) = (method.to_string(), format!("{}{path}", self.base));
+        tokio::task::spawn_blocking(move || {
+            let resp = match (method.as_str(), body) {
+                ("GET", _) => me.agent.get(&url).header("Authorization", &me.auth).call(),
+                (_, Some(b)) => me
+                    .agent
+                    .post(&url)
+                    .header("Authorization", &me.auth)
+                    .header("Content-Type", "application/json")
+                    .send(&b[..]),
+                (_, None) => me
+                    .agent
+                    .post(&url)
+                    .header("Authorization", &me.auth)
+                    .send_empty(),
+            };
+            let mut resp = resp.map_err(|e| e.to_string())?;
+            let status = resp.status().as_u16();
+            let body = resp
+                .body_mut()
+                .with_config()
+                .limit(MAX_BODY)
+                .read_to_vec()
+                .map_err(|e| e.to_string())?;
+            Ok(Answer { status, body })
+        })
+        .await
+        .map_err(|e| e.to_string())?
+    }
+}
+
+/// What every slot shares.
+struct Shared {
+    opts: WorkerOptions,
+    client: Client,
+    machine: Machine,
+    /// Each version's prepared directory, by sha256 (prepared once).
+    versions: Mutex<HashMap<String, Arc<Mutex<Option<PathBuf>>>>>,
+    stopping: watch::Receiver<bool>,
+    stop: watch::Sender<bool>,
+    /// The fatal error that stopped the worker, if one did.
+    fatal: std::sync::Mutex<Option<WorkerError>>,
+    sandbox: Sandbox,
+}
+
+impl Shared {
+    fn fail(&self, e: WorkerError) {
+        eprintln!("arena worker: {e}");
+        self.fatal.lock().unwrap().get_or_insert(e);
+        let _ = self.stop.send(true);
+    }
+
+    fn stopping(&self) -> bool {
+        *self.stopping.borrow()
+    }
+
+    /// A fatal status (401, 403) stops the worker; true if it was one.
+    fn fatal_status(&self, a: &Answer) -> bool {
+        let (code, message) = a.error();
+        match a.status {
+            401 => self.fail(WorkerError::Revoked(message)),
+            403 if code == "suspended" => self.fail(WorkerError::Suspended(message)),
+            _ => return false,
+        }
+        true
+    }
+
+    /// Sleeps `d`, or less if the worker is stopping.
+    async fn pause(&self, d: Duration) {
+        let mut s = self.stopping.clone();
+        tokio::select! {
+            _ = tokio::time::sleep(d) => {}
+            _ = s.wait_for(|s| *s) => {}
+        }
+    }
+}
+
+/// Backoff between retries: 0.5 s doubling to 30 s.
+fn backoff(attempt: u32) -> Duration {
+    Duration::from_millis(500u64.saturating_mul(1 << attempt.min(6))).min(Duration::from_secs(30))
+}
+
+/// The machine: cores, CPU model, and a short speed benchmark (random
+/// playouts of the ladder's game on one core for about 0.2 s).
+pub fn machine(name: &str, concurrency: usize, game: &dyn arena_core::games::AnyGame) -> Machine {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let cpu_model = cpuinfo
+        .lines()
+        .find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            (k.trim() == "model name").then(|| v.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".into());
+    let start = Instant::now();
+    let mut playouts = 0u64;
+    while start.elapsed() < Duration::from_millis(200) {
+        let mut s = game.initial_state();
+        s.random_playout(playouts);
+        playouts += 1;
+    }
+    Machine {
+        name: name.to_string(),
+        cores: std::thread::available_parallelism().map_or(1, |n| n.get()) as u32,
+        cpu_model,
+        playouts_per_second: (playouts as f64 / start.elapsed().as_secs_f64()).round(),
+        concurrency: concurrency as u32,
+    }
+}
+
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "worker".into())
+}
+
+/// Runs the worker until SIGTERM (Ok) or a fatal answer (Err).
+pub async fn run(opts: WorkerOptions) -> Result<(), WorkerError> {
+    let setup = |what: &str, e: &dyn std::fmt::Display| WorkerError::Setup(format!("{what}: {e}"));
+    for sub in ["versions", "pending", "logs", "incoming"] {
+        std::fs::create_dir_all(opts.data.join(sub))
+            .map_err(|e| setup(&opts.data.join(sub).display().to_string(), &e))?;
+    }
+    let data = opts
+        .data
+        .canonicalize()
+        .map_err(|e| setup(&opts.data.display().to_string(), &e))?;
+    let sandbox = if opts.no_sandbox {
+        eprintln!("arena worker: warning: bots and builds run without a sandbox (--sandbox none)");
+        Sandbox::None
+    } else {
+        arena::process::sandbox::usable().map_err(|e| setup("the sandbox", &e))?;
+        Sandbox::Bwrap
+    };
+    let opts = WorkerOptions { data, ..opts };
+    let (stop, stopping) = watch::channel(false);
+    let name = opts.name.clone().unwrap_or_else(host_name);
+    let client = Client::new(&opts.server, &opts.token);
+    // The benchmark is of the ladder's game, as its health says (with its
+    // default parameters); Dakon's when the server cannot say yet.
+    let game_name = match client.call("GET", "/api/health", None).await {
+        Ok(a) if a.status == 200 => serde_json::from_slice::<serde_json::Value>(&a.body)
+            .ok()
+            .and_then(|v| v["game"].as_str().map(str::to_string)),
+        _ => None,
+    };
+    let bench_game = game_name
+        .and_then(|g| arena_core::games::new_game(&g, &[]).ok())
+        .map_or_else(|| arena_core::games::new_game("dakon", &[]), Ok)
+        .map_err(|e| setup("benchmark", &e))?;
+    let shared = Arc::new(Shared {
+        client,
+        machine: machine(&name, opts.concurrency, &*bench_game),
+        opts,
+        versions: Mutex::new(HashMap::new()),
+        stopping,
+        stop,
+        fatal: std::sync::Mutex::new(None),
+        sandbox,
+    });
+    eprintln!(
+        "arena worker: {} on {} ({} cores, {}, {} playouts/s), {} at once",
+        shared.machine.name,
+        shared.client.base,
+        shared.machine.cores,
+        shared.machine.cpu_model,
+        shared.machine.playouts_per_second,
+        shared.opts.concurrency
+    );
+    {
+        let stop = shared.stop.clone();
+        tokio::spawn(async move {
+            use tokio::signal::unix::{signal, SignalKind};
+            let mut term = signal(SignalKind::terminate()).expect("SIGTERM handler");
+            let mut int = signal(SignalKind::interrupt()).expect("SIGINT handler");
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
+            }
+            eprintln!("arena worker: stopping: games in progress go back to the server");
+            let _ = stop.send(true);
+        });
+    }
+    // Records a previous run finished but could not post.
+    post_pending(&shared).await;
+    let mut slots = tokio::task::JoinSet::new();
+    for i in 0..shared.opts.concurrency.max(1) {
+        slots.spawn(slot(shared.clone(), i));
+    }
+    while slots.join_next().await.is_some() {}
+    let fatal = shared.fatal.lock().unwrap().take();
+    match fatal {
+        Some(e) => Err(e),
+        None => {
+            eprintln!("arena worker: stopped");
+            Ok(())
+        }
+    }
+}
+
+/// One game at a time, until the worker stops.
+async fn slot(shared: Arc<Shared>, n: usize) {
+    let mut failures = 0u32;
+    let mut idle = 0u32;
+    let mut reported = false;
+    while !shared.stopping() {
+        let req = LeaseRequest {
+            machine: (!reported).then(|| shared.machine.clone()),
+        };
+        let body = serde_json::to_vec(&req).expect("requests serialize");
+        let a = match shared.client.call("POST", "/api/leases", Some(body)).await {
+            Ok(a) => a,
+            Err(e) => {
+                eprintln!("arena worker: slot {n}: the server cannot be reached ({e}); retrying");
+                shared.pause(backoff(failures)).await;
+                failures += 1;
+                continue;
+            }
+        };
+        failures = 0;
+        if shared.fatal_status(&a) {
+            return;
+        }
+        match a.status {
+            200 => {
+                reported = true;
+                idle = 0;
+                match serde_json::from_slice::<LeaseOffer>(&a.body) {
+                    Ok(offer) => play_lease(&shared, offer).await,
+                    Err(e) => {
+                        eprintln!("arena worker: slot {n}: the lease does not read ({e})");
+                        shared.pause(backoff(3)).await;
+                    }
+                }
+            }
+            204 => {
+                reported = true;
+                // No work: ask again soon, less often while it stays so.
+                shared
+                    .pause(Duration::from_millis(200 * u64::from(idle.min(10) + 1)))
+                    .await;
+                idle += 1;
+            }
+            s => {
+                let (code, message) = a.error();
+                eprintln!("arena worker: slot {n}: lease refused ({s} {code}: {message})");
+                shared.pause(backoff(failures.max(2))).await;
+            }
+        }
+    }
+}
+
+/// Gives a lease back (best effort: a lease not returned lapses anyway).
+async fn give_back(shared: &Shared, offer: &LeaseOffer, why: &str) {
+    eprintln!(
+        "arena worker: game {}: {why}; it goes back to the server",
+        offer.game_id
+    );
+    let path = format!("/api/leases/{}/return", offer.lease);
+    if let Ok(a) = shared.client.call("POST", &path, None).await {
+        shared.fatal_status(&a);
+    }
+}
+
+/// Heartbeats a lease every third of its length until aborted; sends
+/// `true` on `lost` when the server says the lease is gone.
+fn heartbeats(
+    shared: Arc<Shared>,
+    offer: &LeaseOffer,
+    lost: watch::Sender<bool>,
+) -> tokio::task::JoinHandle<()> {
+    let path = format!("/api/leases/{}/heartbeat", offer.lease);
+    let every = Duration::from_millis((offer.lease_seconds.max(1) as u64 * 1000) / 3);
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(every).await;
+            match shared.client.call("POST", &path, None).await {
+                Ok(a) if a.status == 200 => {}
+                Ok(a) if a.status == 409 => {
+                    let _ = lost.send(true);
+                    return;
+                }
+                Ok(a) => {
+                    if shared.fatal_status(&a) {
+                        return;
+                    }
+                }
+                // The server is away: try again at the next beat.
+                Err(_) => {}
+            }
+        }
+    })
+}
+
+/// Plays one leased game and posts it.
+async fn play_lease(shared: &Arc<Shared>, offer: LeaseOffer) {
+    eprintln!(
+        "arena worker: game {}: leased ({} vs {}, {} ms a move)",
+        offer.game_id,
+        offer.seats[0].name,
+        offer.seats[1].name,
+        offer
+            .time_control
+            .movetime_ms
+            .map_or("no limit on".into(), |m| m.to_string())
+    );
+    let (lost_tx, mut lost) = watch::channel(false);
+    let beat = heartbeats(shared.clone(), &offer, lost_tx);
+    let outcome = play_offer(shared, &offer, &mut lost).await;
+    match outcome {
+        Played::Record(text) => {
+            // Kept until the server has answered it.
+            let file = shared
+                .opts
+                .data
+                .join("pending")
+                .join(format!("{}.json", offer.lease));
+            if let Err(e) = std::fs::write(&file, &text) {
+                eprintln!("arena worker: {}: {e}", file.display());
+            }
+            let what = format!("game {}", offer.game_id);
+            post_record(shared, &offer.lease, &what, text, &file).await;
+        }
+        Played::GiveBack(why) => give_back(shared, &offer, &why).await,
+        Played::Lost => eprintln!(
+            "arena worker: game {}: the lease lapsed on the server; the game is abandoned",
+            offer.game_id
+        ),
+    }
+    beat.abort();
+}
+
+enum Played {
+    Record(Vec<u8>),
+    GiveBack(String),
+    Lost,
+}
+
+async fn play_offer(
+    shared: &Arc<Shared>,
+    offer: &LeaseOffer,
+    lost: &mut watch::Receiver<bool>,
+) -> Played {
+    let mut seats = Vec::new();
+    for s in &offer.seats {
+        match prepare(shared, offer, s).await {
+            Ok(dir) => seats.push(Contestant {
+                name: s.name.clone(),
+                dir,
+                command: s.command.clone(),
+                limits: s.limits.clone(),
+            }),
+            Err(e) => {
+                return Played::GiveBack(format!("version {} cannot be prepared: {e}", s.name))
+            }
+        }
+    }
+    let settings = match PlaySettings::new(
+        &offer.game,
+        &offer.params,
+        offer.time_control,
+        shared.sandbox,
+        shared.opts.data.join("logs"),
+    ) {
+        Ok((s, _)) => s,
+        Err(e) => return Played::GiveBack(e.to_string()),
+    };
+    let mut stopping = shared.stopping.clone();
+    let game = play::play(&settings, &seats[0], &seats[1], &offer.opening, offer.seed);
+    tokio::select! {
+        r = game => match r {
+            Ok(rec) => Played::Record(serde_json::to_vec(&rec).expect("records serialize")),
+            Err(e) => Played::GiveBack(e.to_string()),
+        },
+        _ = stopping.wait_for(|s| *s) => Played::GiveBack("the worker is stopping".into()),
+        _ = lost.wait_for(|l| *l) => Played::Lost,
+    }
+}
+
+/// A version's directory, built: from the cache, or downloaded (once),
+/// checked against its sha256, unpacked and built.
+async fn prepare(
+    shared: &Arc<Shared>,
+    offer: &LeaseOffer,
+    s: &SeatOffer,
+) -> Result<PathBuf, String> {
+    if s.sha256.len() != 64 || !s.sha256.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(format!("`{}` is not a sha256", s.sha256.escape_debug()));
+    }
+    let cell = shared
+        .versions
+        .lock()
+        .await
+        .entry(s.sha256.clone())
+        .or_default()
+        .clone();
+    let mut cell = cell.lock().await;
+    if let Some(dir) = &*cell {
+        return Ok(dir.clone());
+    }
+    let root = shared.opts.data.join("versions").join(&s.sha256);
+    let dir = root.join("bot");
+    if root.join("built").is_file() && dir.is_dir() {
+        *cell = Some(dir.clone());
+        return Ok(dir);
+    }
+    let a = shared.client.call("GET", &s.archive, None).await?;
+    if shared.fatal_status(&a) || a.status != 200 {
+        let (code, message) = a.error();
+        return Err(format!("download: {} {code}: {message}", a.status));
+    }
+    let kind = if a.body.starts_with(b"PK") {
+        ArchiveKind::Zip
+    } else {
+        ArchiveKind::TarGz
+    };
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).map_err(|e| e.to_string())?;
+    let staged = tempfile::Builder::new()
+        .prefix("v-")
+        .tempdir_in(shared.opts.data.join("incoming"))
+        .map_err(|e| e.to_string())?;
+    let dest = staged.path().join("bot");
+    let limits = ArchiveLimits {
+        max_compressed: MAX_BODY,
+        max_unpacked: 4 << 30,
+        max_files: 100_000,
+        max_path: 4096,
+    };
+    let unpacked = {
+        let dest = dest.clone();
+        tokio::task::spawn_blocking(move || archive::unpack(&a.body, kind, &limits, &dest))
+            .await
+            .map_err(|e| e.to_string())?
+            .map_err(|e| e.to_string())?
+    };
+    if unpacked.sha256 != s.sha256 {
+        return Err(format!(
+            "the archive unpacks to sha256 {}, the lease says {}",
+            unpacked.sha256, s.sha256
+        ));
+    }
+    if nix::unistd::geteuid().is_root() {
+        // A sandboxed build runs as its directory's owner, never as root.
+        crate::app::chown_tree(&dest, crate::app::BOT_OWNER).map_err(|e| e.to_string())?;
+    }
+    if let Some(line) = &s.build {
+        crate::builder::build_dir(&dest, line, &offer.build_limits, shared.sandbox)
+            .await
+            .map_err(|e| format!("build failed: {}", e.lines().next().unwrap_or("")))?;
+    }
+    std::fs::rename(&dest, &dir).map_err(|e| e.to_string())?;
+    std::fs::write(root.join("built"), b"").map_err(|e| e.to_string())?;
+    eprintln!("arena worker: {} ({}) is ready", s.name, &s.sha256[..12]);
+    *cell = Some(dir.clone());
+    Ok(dir)
+}
+
+/// Posts a record until the server answers it for good; then forgets it.
+/// `what` names the game in messages (`game ID`, or `lease ID` for a
+/// record kept by a previous run).
+async fn post_record(shared: &Shared, lease: &str, what: &str, text: Vec<u8>, file: &Path) {
+    let path = format!("/api/leases/{lease}/record");
+    let mut attempt = 0u32;
+    loop {
+        match shared.client.call("POST", &path, Some(text.clone())).await {
+            Ok(a) if a.status == 200 => {
+                eprintln!("arena worker: {what}: recorded");
+                break;
+            }
+            Ok(a) if shared.fatal_status(&a) => return,
+            // A retry after a lost answer: the first post was stored.
+            Ok(a) if a.status == 409 && a.error().0 == "already_recorded" => {
+                eprintln!("arena worker: {what}: recorded (an earlier post was stored)");
+                break;
+            }
+            Ok(a) if (400..500).contains(&a.status) => {
+                let (code, message) = a.error();
+                eprintln!(
+                    "arena worker: {what}: not recorded ({} {code}: {message})",
+                    a.status
+                );
+                break;
+            }
+            Ok(a) => eprintln!(
+                "arena worker: {what}: the server answered {}; retrying",
+                a.status
+            ),
+            Err(e) => {
+                eprintln!("arena worker: {what}: the server cannot be reached ({e}); retrying")
+            }
+        }
+        // Stopping does not drop a finished game: it is kept on disk and
+        // posted by the next run.
+        if shared.stopping() && attempt >= 2 {
+            eprintln!(
+                "arena worker: {what}: kept in {} for the next run",
+                file.display()
+            );
+            return;
+        }
+        tokio::time::sleep(backoff(attempt)).await;
+        attempt += 1;
+    }
+    let _ = std::fs::remove_file(file);
+}
+
+/// Posts the records a previous run kept (`pending/LEASE.json`).
+async fn post_pending(shared: &Shared) {
+    let dir = shared.opts.data.join("pending");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let Some(lease) = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .map(str::to_string)
+        else {
+            continue;
+        };
+        if let Ok(text) = std::fs::read(&path) {
+            let what = format!("lease {lease}");
+            post_record(shared, &lease, &what, text, &path).await;
+        }
+    }
+}
