@@ -192,6 +192,7 @@ async fn leaderboard_latency_on_a_big_ladder() {
         games_queued: Notify::new(),
         stopping: stop_rx,
         standing: arena_ladder::standing::Cache::new(),
+        live: Default::default(),
     });
     let settings = app.rating_settings();
     let t = Instant::now();
