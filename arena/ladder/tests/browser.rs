@@ -497,25 +497,34 @@ fn the_ladder_in_chromium() {
     wait_for(Duration::from_secs(120), "a live game", || {
         b.find(".live-game[data-ply]").is_some()
     });
+    // One game, followed by its id (others may start and end meanwhile).
+    wait_for(Duration::from_secs(60), "a game in progress", || {
+        b.find(".live-game:not(.ended)").is_some()
+    });
+    let id = b
+        .js("return document.querySelector('.live-game:not(.ended)').getAttribute('data-id')")
+        .as_str()
+        .unwrap()
+        .to_string();
     let ply = |b: &Browser| -> i64 {
-        b.js("var e = document.querySelector('.live-game:not(.ended)'); return e ? Number(e.getAttribute('data-ply')) : -1")
+        b.js(&format!("var e = document.querySelector('.live-game[data-id=\"{id}\"]'); return e ? Number(e.getAttribute('data-ply')) : -1"))
             .as_i64()
             .unwrap_or(-1)
     };
     let board = |b: &Browser| -> String {
-        b.js("var e = document.querySelector('.live-game:not(.ended) .board-box'); return e ? e.innerHTML : ''")
+        b.js(&format!("var e = document.querySelector('.live-game[data-id=\"{id}\"] .board-box'); return e ? e.innerHTML : ''"))
             .as_str()
             .unwrap_or("")
             .to_string()
     };
-    wait_for(Duration::from_secs(60), "a game in progress", || {
-        ply(&b) >= 0
-    });
     let (p0, board0) = (ply(&b), board(&b));
+    assert!(
+        board0.contains("<svg"),
+        "the report's drawer draws it: {board0}"
+    );
     wait_for(Duration::from_secs(30), "the live board to move", || {
-        ply(&b) != p0 && board(&b) != board0
+        ply(&b) > p0 && board(&b) != board0
     });
-    assert!(board(&b).contains("<svg"), "the report's drawer draws it");
     b.screenshot("live");
 
     // The first games reach the leaderboard and the bots' pages.

@@ -275,6 +275,12 @@ fn plot(histories: &[(String, &LadderRating)]) -> Markup {
                         polyline class="line" points=(line) fill="none" stroke=(colors[i % colors.len()]) stroke-width="2" {
                             title { (version) }
                         }
+                        @for p in &histories[i].1.history {
+                            circle class="dot" cx=(format!("{:.1}", x(p.0))) cy=(format!("{:.1}", y(p.1))) r="3"
+                                fill=(colors[i % colors.len()]) {
+                                title { (version) " after game " (p.0) ": " (format!("{:.0} ±{:.0}", p.1, p.2)) }
+                            }
+                        }
                     }
                 }
             }

@@ -59,6 +59,56 @@ pub fn router() -> Router<Arc<App>> {
         .route("/admin/retire", post(admin::retire))
         .route("/admin/rebuild", post(admin::rebuild))
         .route("/static/{file}", get(asset))
+        .layer(axum::middleware::from_fn(gzip))
+}
+
+/// Pages and assets gzipped for browsers that take it: a leaderboard of a
+/// thousand bots is mostly repeated markup (docs/performance.md has its
+/// weight both ways). The event stream is left alone.
+async fn gzip(req: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    let takes_gzip = req
+        .headers()
+        .get_all(header::ACCEPT_ENCODING)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|e| e.split(';').next().unwrap_or("").trim() == "gzip");
+    let r = next.run(req).await;
+    let text = r
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|ct| {
+            ct.starts_with("text/html")
+                || ct.starts_with("text/css")
+                || ct.starts_with("text/javascript")
+        });
+    if !takes_gzip || !text || r.headers().contains_key(header::CONTENT_ENCODING) {
+        return r;
+    }
+    let (mut parts, body) = r.into_parts();
+    // Pages are made whole in memory already: this reads no stream.
+    let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
+        return error_page(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "the page could not be sent",
+            None,
+        );
+    };
+    use std::io::Write;
+    let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    let packed = z.write_all(&bytes).and_then(|_| z.finish());
+    let Ok(packed) = packed else {
+        return Response::from_parts(parts, axum::body::Body::from(bytes));
+    };
+    parts.headers.remove(header::CONTENT_LENGTH);
+    parts
+        .headers
+        .insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+    parts
+        .headers
+        .insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+    Response::from_parts(parts, axum::body::Body::from(packed))
 }
 
 /// The files under `/static/`: (name, content type, text).
