@@ -589,6 +589,49 @@ fn the_ladder_in_chromium() {
     b.click("#resume");
     assert!(b.text("#ladder-state").contains("running"));
 
+    // A form without the session's CSRF token, or sent from another site,
+    // changes nothing, even with the session's cookie.
+    let session = format!(
+        "Cookie: arena_session={}",
+        cookie["value"].as_str().unwrap()
+    );
+    let csrf = b
+        .js("return document.querySelector('input[name=csrf]').value")
+        .as_str()
+        .unwrap()
+        .to_string();
+    let post = |extra: &[&str], body: &str| -> String {
+        let out = Command::new("curl")
+            .args([
+                "-s",
+                "-o",
+                "/dev/null",
+                "-w",
+                "%{http_code}",
+                "-H",
+                &session,
+            ])
+            .args(extra)
+            .args(["--data", body])
+            .arg(format!("{}/admin/pause", server.base))
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert_eq!(post(&[], "csrf=0123"), "403");
+    assert_eq!(post(&[], ""), "400");
+    let csrf_field = format!("csrf={csrf}");
+    assert_eq!(
+        post(&["-H", "Origin: http://evil.example"], &csrf_field),
+        "403"
+    );
+    assert_eq!(
+        post(&["-H", "Sec-Fetch-Site: cross-site"], &csrf_field),
+        "403"
+    );
+    b.goto(&format!("{}/admin", server.base));
+    assert!(b.text("#ladder-state").contains("running"), "still running");
+
     // Every page says its policy: no inline script may run.
     let (_, head) = {
         let out = Command::new("curl")
