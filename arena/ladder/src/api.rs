@@ -5,7 +5,6 @@
 //! fields, and names are checked against [`NAME_RULE`]. Handlers never
 //! write SQL: they call [`crate::db::Db`].
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use axum::body::{Body, Bytes};
@@ -53,6 +52,14 @@ impl ApiError {
             code,
             message: message.into(),
         }
+    }
+    /// Its HTTP status.
+    pub fn status(&self) -> StatusCode {
+        self.status
+    }
+    /// Its message, for people.
+    pub fn message(&self) -> &str {
+        &self.message
     }
     fn bad(code: &'static str, message: impl Into<String>) -> ApiError {
         Self::new(StatusCode::BAD_REQUEST, code, message)
@@ -132,6 +139,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/leases/{id}/record", post(worker_api::record))
         .route("/api/leases/{id}/return", post(worker_api::give_back))
         .route("/api/versions/{id}/archive", get(worker_api::archive))
+        .merge(crate::web::router())
         .fallback(|| async { ApiError::not_found("no such route (see /api/openapi.json)") })
         .method_not_allowed_fallback(|| async {
             ApiError::new(
@@ -148,10 +156,13 @@ pub fn router(app: Arc<App>) -> Router {
                     header::X_CONTENT_TYPE_OPTIONS,
                     HeaderValue::from_static("nosniff"),
                 );
-                h.insert(
-                    header::CONTENT_SECURITY_POLICY,
-                    HeaderValue::from_static("default-src 'none'"),
-                );
+                // Pages set their own (crate::web); the API's loads nothing.
+                if !h.contains_key(header::CONTENT_SECURITY_POLICY) {
+                    h.insert(
+                        header::CONTENT_SECURITY_POLICY,
+                        HeaderValue::from_static("default-src 'none'"),
+                    );
+                }
                 if let Some(w) = &warning {
                     if let Ok(v) = HeaderValue::from_str(w) {
                         h.insert("arena-warning", v);
@@ -217,6 +228,13 @@ async fn author(app: &App, headers: &HeaderMap) -> ApiResult<Author> {
     let token = text
         .strip_prefix("Bearer ")
         .ok_or_else(|| unauthorized("the Authorization header must be `Bearer TOKEN`"))?;
+    author_by_token(app, token).await
+}
+
+/// The author an author token names (the API's `Bearer` header, the web
+/// pages' sign-in form); 401 for a wrong, malformed or revoked one.
+pub async fn author_by_token(app: &App, token: &str) -> ApiResult<Author> {
+    let unauthorized = |m: &str| ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", m);
     let bad = || unauthorized("the token is not valid (wrong, malformed or revoked)");
     let (id, secret) = crate::token::parse(token.trim()).ok_or_else(bad)?;
     let (author, salt, hash) = app.db.author_credentials(id).await?.ok_or_else(bad)?;
@@ -301,7 +319,6 @@ async fn upload(
     body: Body,
 ) -> ApiResult<Response> {
     let who = author(&app, &headers).await?;
-    checked_name(&name, "bot")?;
     let ct = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -318,7 +335,27 @@ async fn upload(
     })?;
     // The name is checked before the body is read: a stranger's bot name
     // costs nothing, their archive a bounded read.
-    if let Some((_, owner, retired)) = app.db.bot(&name).await? {
+    may_upload(&app, &who, &name).await?;
+    let bytes = read_body(body, app.config.uploads.max_compressed_bytes).await?;
+    let up = add_upload(&app, &who, &name, kind, bytes).await?;
+    let status = if up.new {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    let mut body = version_json(&up.version, true);
+    body["bot"] = json!(name);
+    body["new"] = json!(up.new);
+    body["files"] = json!(up.files);
+    body["bytes"] = json!(up.bytes);
+    Ok((status, axum::Json(body)).into_response())
+}
+
+/// Whether `who` may upload a version of bot `name`: a valid name, new or
+/// theirs, not retired.
+pub async fn may_upload(app: &App, who: &Author, name: &str) -> ApiResult<()> {
+    checked_name(name, "bot")?;
+    if let Some((_, owner, retired)) = app.db.bot(name).await? {
         if owner != who.name {
             return Err(ApiError::forbidden(format!(
                 "bot `{name}` belongs to another author"
@@ -328,8 +365,43 @@ async fn upload(
             return Err(ApiError::forbidden(format!("bot `{name}` was retired")));
         }
     }
+    Ok(())
+}
+
+/// An upload stored: its version, whether it is new, and what it unpacked to.
+pub struct Uploaded {
+    /// The version (new, or the one with the same content).
+    pub version: Version,
+    /// Whether it was added now (else the same content was there).
+    pub new: bool,
+    /// Files unpacked.
+    pub files: u64,
+    /// Their bytes.
+    pub bytes: u64,
+}
+
+/// Unpacks, checks and stores an upload of bot `name` by `who` (after
+/// [`may_upload`]), and queues its build: the API's and the submit page's
+/// one way in.
+pub async fn add_upload(
+    app: &App,
+    who: &Author,
+    name: &str,
+    kind: ArchiveKind,
+    bytes: Bytes,
+) -> ApiResult<Uploaded> {
+    checked_name(name, "bot")?;
     let limits = &app.config.uploads;
-    let bytes = read_body(body, limits.max_compressed_bytes).await?;
+    if bytes.len() as u64 > limits.max_compressed_bytes {
+        return Err(ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "too_large",
+            format!(
+                "the archive is larger than {} bytes",
+                limits.max_compressed_bytes
+            ),
+        ));
+    }
     let staged = app.staging_dir()?;
     let dest = staged.path().join("bot");
     let archive_limits = ArchiveLimits {
@@ -372,7 +444,7 @@ async fn upload(
             e.to_string(),
         )
     })?;
-    let (bot, owner) = app.db.bot_for(&name, who.id).await?;
+    let (bot, owner) = app.db.bot_for(name, who.id).await?;
     if owner != who.id {
         // Someone else took the name between our look and our write.
         return Err(ApiError::forbidden(format!(
@@ -395,17 +467,12 @@ async fn upload(
     if new {
         app.builds.notify_one();
     }
-    let status = if new {
-        StatusCode::CREATED
-    } else {
-        StatusCode::OK
-    };
-    let mut body = version_json(&version, true);
-    body["bot"] = json!(name);
-    body["new"] = json!(new);
-    body["files"] = json!(unpacked.files);
-    body["bytes"] = json!(unpacked.bytes);
-    Ok((status, axum::Json(body)).into_response())
+    Ok(Uploaded {
+        version,
+        new,
+        files: unpacked.files,
+        bytes: unpacked.bytes,
+    })
 }
 
 async fn bot(
@@ -429,34 +496,16 @@ async fn bot(
     let versions = app.db.versions_of(id).await?;
     let mine: Vec<i64> = versions.iter().map(|v| v.id).collect();
     let names = standing::version_names(&app.db).await?;
-    let mut against: BTreeMap<String, [u64; 3]> = BTreeMap::new();
-    for (_, _, s0, s1, p0) in app.db.results().await? {
-        let (other, points) = if mine.contains(&s0) {
-            (s1, p0)
-        } else if mine.contains(&s1) {
-            (s0, 1.0 - p0)
-        } else {
-            continue;
-        };
-        if mine.contains(&other) {
-            continue;
-        }
-        let opp = names
-            .get(&other)
-            .cloned()
-            .unwrap_or_else(|| other.to_string());
-        let e = against.entry(opp).or_default();
-        e[if points > 0.75 {
-            0
-        } else if points > 0.25 {
-            1
-        } else {
-            2
-        }] += 1;
-    }
-    let results: Vec<Value> = against
+    let s = app.standing.current().await;
+    let results: Vec<Value> = standing::bot_results(&s, &mine)
         .iter()
-        .map(|(opp, [w, d, l])| json!({ "opponent": opp, "wins": w, "draws": d, "losses": l }))
+        .map(|(other, [w, d, l])| {
+            let opp = names
+                .get(other)
+                .cloned()
+                .unwrap_or_else(|| other.to_string());
+            json!({ "opponent": opp, "wins": w, "draws": d, "losses": l })
+        })
         .collect();
     Ok(json_ok(json!({
         "bot": name,
@@ -479,18 +528,24 @@ async fn retire(
 ) -> ApiResult<Response> {
     admin(&app, &headers).await?;
     let _: Empty = read_json(&headers, body).await?;
-    checked_name(&name, "bot")?;
+    retire_bot(&app, &name).await?;
+    Ok(json_ok(json!({ "bot": name, "retired": true })))
+}
+
+/// Retires bot `name` (an admin's doing; the caller checked): off the
+/// leaderboard by the time this returns.
+pub async fn retire_bot(app: &App, name: &str) -> ApiResult<()> {
+    checked_name(name, "bot")?;
     let (id, _, _) = app
         .db
-        .bot(&name)
+        .bot(name)
         .await?
         .ok_or_else(|| ApiError::not_found(format!("no bot `{name}`")))?;
     app.db.retire_bot(id).await?;
-    // Off the leaderboard by the time this answers.
     app.standing
         .refresh(&app.db, &app.rating_settings())
         .await?;
-    Ok(json_ok(json!({ "bot": name, "retired": true })))
+    Ok(())
 }
 
 async fn rebuild(
@@ -507,6 +562,13 @@ async fn rebuild(
             format!("`{}` is not a version id", id.escape_debug()),
         )
     })?;
+    rebuild_version(&app, id).await?;
+    Ok(json_ok(json!({ "version": id, "status": "queued" })))
+}
+
+/// Queues version `id` to be built and checked again (an admin's doing;
+/// the caller checked); 409 while it is being built or checked.
+pub async fn rebuild_version(app: &App, id: i64) -> ApiResult<()> {
     app.db
         .version(id)
         .await?
@@ -523,13 +585,13 @@ async fn rebuild(
     app.standing
         .refresh(&app.db, &app.rating_settings())
         .await?;
-    Ok(json_ok(json!({ "version": id, "status": "queued" })))
+    Ok(())
 }
 
 async fn pause(State(app): State<Arc<App>>, headers: HeaderMap, body: Body) -> ApiResult<Response> {
     admin(&app, &headers).await?;
     let _: Empty = read_json(&headers, body).await?;
-    app.db.set_state("paused", "true").await?;
+    set_paused(&app, true).await?;
     Ok(json_ok(json!({ "paused": true })))
 }
 
@@ -540,8 +602,16 @@ async fn resume(
 ) -> ApiResult<Response> {
     admin(&app, &headers).await?;
     let _: Empty = read_json(&headers, body).await?;
-    app.db.set_state("paused", "false").await?;
+    set_paused(&app, false).await?;
     Ok(json_ok(json!({ "paused": false })))
+}
+
+/// Pauses or resumes the ladder (an admin's doing; the caller checked).
+pub async fn set_paused(app: &App, paused: bool) -> ApiResult<()> {
+    app.db
+        .set_state("paused", if paused { "true" } else { "false" })
+        .await?;
+    Ok(())
 }
 
 fn parse_id(text: &str) -> ApiResult<i64> {
@@ -666,6 +736,8 @@ pub struct BoardRow {
     pub losses: u64,
     /// Id of its last game.
     pub last_game: Option<i64>,
+    /// When this version joined the ladder (seconds since the epoch).
+    pub active_at: Option<i64>,
 }
 
 /// The cached standing (never computed here): the array of rows, with

@@ -50,6 +50,8 @@ pub struct App {
     pub stopping: watch::Receiver<bool>,
     /// The leaderboard and ratings last computed from the games table.
     pub standing: crate::standing::Cache,
+    /// The built-in workers' games in progress, move by move (`/live`).
+    pub live: Arc<crate::live::Hub>,
 }
 
 /// The uid (and gid) unpacked bots belong to when the server is root: a
@@ -301,6 +303,7 @@ pub async fn serve(opts: ServeOptions) -> Result<(), ServeError> {
         games_queued: Notify::new(),
         stopping: stop_rx,
         standing: crate::standing::Cache::new(),
+        live: Default::default(),
     });
     let listener = tokio::net::TcpListener::bind(opts.listen)
         .await

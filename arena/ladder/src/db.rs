@@ -1098,6 +1098,126 @@ impl Db {
             .map_err(sql("count games"))
     }
 
+    // ---- the web pages (issue 28)
+
+    /// Finished games lost by a forfeit: (seat0, seat1, points0, reason),
+    /// in id order; the loser is the offender.
+    pub async fn forfeits(&self) -> Result<Vec<(i64, i64, f64, String)>, DbError> {
+        let rows = sqlx::query(
+            "SELECT seat0_version, seat1_version, points0, reason FROM games \
+             WHERE status = 'done' AND reason NOT IN ('normal', 'adjudicated') ORDER BY id",
+        )
+        .fetch_all(&self.pool)
+        .await
+        .map_err(sql("read forfeits"))?;
+        rows.iter()
+            .map(|r| {
+                Ok((
+                    r.try_get("seat0_version")?,
+                    r.try_get("seat1_version")?,
+                    r.try_get("points0")?,
+                    r.try_get("reason")?,
+                ))
+            })
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(sql("read forfeits"))
+    }
+
+    /// The newest `limit` finished games with any of `versions` in a seat,
+    /// newest first. Read backwards along `games_by_status`, so a bot's
+    /// last games cost about `limit` x (games / its games) rows.
+    pub async fn recent_games_of(
+        &self,
+        versions: &[i64],
+        limit: i64,
+    ) -> Result<Vec<Game>, DbError> {
+        if versions.is_empty() {
+            return Ok(Vec::new());
+        }
+        // Ids are integers from the database: written into the text, they
+        // cannot be anything else.
+        let list = versions
+            .iter()
+            .map(i64::to_string)
+            .collect::<Vec<_>>()
+            .join(", ");
+        let rows = sqlx::query(&format!(
+            "SELECT {GAME_COLUMNS} FROM games WHERE status = 'done' \
+             AND (seat0_version IN ({list}) OR seat1_version IN ({list})) ORDER BY id DESC LIMIT $1"
+        ))
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(sql("list a bot's games"))?;
+        rows.iter()
+            .map(game_of)
+            .collect::<Result<_, _>>()
+            .map_err(sql("read game"))
+    }
+
+    /// The value of `ladder_state` at `key`, setting it to `value` first
+    /// if it has none (the first writer wins; every caller gets its value).
+    pub async fn state_or_insert(&self, key: &str, value: &str) -> Result<String, DbError> {
+        sqlx::query(
+            "INSERT INTO ladder_state (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING",
+        )
+        .bind(key)
+        .bind(value)
+        .execute(&self.pool)
+        .await
+        .map_err(sql("write ladder state"))?;
+        Ok(self.state(key).await?.unwrap_or_else(|| value.to_string()))
+    }
+
+    /// Every version's (bot name, seq), by id: names for pages, without
+    /// reading any log.
+    pub async fn version_labels(&self) -> Result<HashMap<i64, (String, i64)>, DbError> {
+        let rows = sqlx::query(
+            "SELECT v.id, b.name AS bot, v.seq FROM versions v JOIN bots b ON b.id = v.bot_id",
+        )
+        .fetch_all(&self.pool)
+        .await
+        .map_err(sql("list version names"))?;
+        rows.iter()
+            .map(|r| Ok((r.try_get("id")?, (r.try_get("bot")?, r.try_get("seq")?))))
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(sql("read version names"))
+    }
+
+    /// An author's bots: (id, name, retired_at), by name.
+    pub async fn bots_of(&self, author: i64) -> Result<Vec<(i64, String, Option<i64>)>, DbError> {
+        let rows =
+            sqlx::query("SELECT id, name, retired_at FROM bots WHERE author_id = $1 ORDER BY name")
+                .bind(author)
+                .fetch_all(&self.pool)
+                .await
+                .map_err(sql("list an author's bots"))?;
+        rows.iter()
+            .map(|r| {
+                Ok((
+                    r.try_get("id")?,
+                    r.try_get("name")?,
+                    r.try_get("retired_at")?,
+                ))
+            })
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(sql("read bot"))
+    }
+
+    /// Games being played now (leased), oldest first.
+    pub async fn leased_games(&self) -> Result<Vec<Game>, DbError> {
+        let rows = sqlx::query(&format!(
+            "SELECT {GAME_COLUMNS} FROM games WHERE status = 'leased' ORDER BY id"
+        ))
+        .fetch_all(&self.pool)
+        .await
+        .map_err(sql("list leased games"))?;
+        rows.iter()
+            .map(game_of)
+            .collect::<Result<_, _>>()
+            .map_err(sql("read game"))
+    }
+
     // ---- remote workers (issue 29): their tokens, their leases, their
     // results and what verification refused of them.
 

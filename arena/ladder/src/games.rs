@@ -242,7 +242,25 @@ async fn play_lease(app: &App, owner: &str, lease: Lease) {
         })
     };
     let mut stopping = app.stopping.clone();
-    let game = play::play(&app.play, &seat0, &seat1, &opening, g.seed as u64);
+    // Watched move by move on /live while it is played.
+    let feed = app.live.start(crate::live::LiveGame {
+        id: g.id,
+        game: app.game.name().to_string(),
+        drawer: arena_core::games::entry(app.game.name())
+            .ok()
+            .and_then(|e| e.replay_drawer),
+        seats: [seat0.name.clone(), seat1.name.clone()],
+        initial_state: app.game.initial_state().to_string(),
+        moves: Vec::new(),
+    });
+    let game = play::play_fed(
+        &app.play,
+        &seat0,
+        &seat1,
+        &opening,
+        g.seed as u64,
+        Some(feed),
+    );
     tokio::pin!(game);
     let outcome = tokio::select! {
         r = &mut game => Some(r),
@@ -252,6 +270,11 @@ async fn play_lease(app: &App, owner: &str, lease: Lease) {
         } => None,
     };
     beat.abort();
+    let result = match &outcome {
+        Some(Ok(r)) => Some(r.result.as_str().to_string()),
+        _ => None,
+    };
+    app.live.end(g.id, result);
     let record = match outcome {
         None => return give_back("the server is stopping".into()).await,
         Some(Err(e)) if g.attempts >= MAX_ATTEMPTS => {

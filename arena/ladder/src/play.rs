@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arena::process::{BotSpec, LimitSettings, Limits, Sandbox};
-use arena::referee::{GameSetup, IllegalOpening, TimeControl};
+use arena::referee::{GameSetup, IllegalOpening, MoveFeed, TimeControl};
 use arena::run::openings::{Order, SuiteSpec};
 use arena::run::referee_player::{resolved_command, RefereePlayer};
 use arena::run::runner::{Player, PlayerError};
@@ -174,6 +174,18 @@ pub async fn play(
     opening: &[String],
     seed: u64,
 ) -> Result<GameRecord, PlayError> {
+    play_fed(settings, seat0, seat1, opening, seed, None).await
+}
+
+/// [`play`], telling `feed` each move as it is made (the live pages).
+pub async fn play_fed(
+    settings: &PlaySettings,
+    seat0: &Contestant,
+    seat1: &Contestant,
+    opening: &[String],
+    seed: u64,
+    feed: Option<MoveFeed>,
+) -> Result<GameRecord, PlayError> {
     let check = GameSetup {
         game: settings.game.clone(),
         index: 0,
@@ -189,6 +201,7 @@ pub async fn play(
         // Ladder games are played to their end: strangers' bots' scores are
         // not trusted to end a game (ladder.toml has no `[adjudication]`).
         adjudication: Default::default(),
+        feed: None,
     };
     check.check_opening()?;
     let seats = [seat0, seat1];
@@ -256,6 +269,7 @@ pub async fn play(
         budgets: vec![settings.budget; 2],
         run_dir: game_dir.clone(),
         kept: Default::default(),
+        feed,
     };
     let job = GameJob {
         index: 0,

@@ -93,7 +93,14 @@ pub struct LadderRating {
     pub games: u64,
     /// The id of its last game.
     pub last_game: i64,
+    /// Its Glicko-2 rating over time: (last game id, rating, deviation) at
+    /// the end of rating periods it played in, evenly thinned to at most
+    /// [`HISTORY_POINTS`] to [`HISTORY_POINTS`] x 2 points (a bot page's plot).
+    pub history: Vec<(i64, f64, f64)>,
 }
+
+/// About how many points of [`LadderRating::history`] are kept per version.
+pub const HISTORY_POINTS: usize = 100;
 
 /// How [`rate`] rates.
 #[derive(Clone, Debug, PartialEq)]
@@ -164,6 +171,8 @@ pub fn rate(
     let mut glicko: Vec<Glicko2Rating> = Vec::new();
     let mut out: Vec<LadderRating> = Vec::new();
 
+    // Per version: (keep every n-th period it plays in, periods seen).
+    let mut strides: Vec<(u32, u32)> = Vec::new();
     let period = settings.period_games.max(1) as usize;
     for chunk in rated.chunks(period) {
         // Newcomers enter at the period's start, from the ratings before it.
@@ -190,7 +199,9 @@ pub fn rate(
                     losses: 0,
                     games: 0,
                     last_game: 0,
+                    history: Vec::new(),
                 });
+                strides.push((1, 0));
             }
         }
         let mut results: Vec<Vec<(Glicko2Rating, Outcomes)>> = vec![Vec::new(); versions.len()];
@@ -214,6 +225,29 @@ pub fn rate(
             .zip(&results)
             .map(|(own, res)| glicko2_rating_period(own, res, &config))
             .collect();
+        let last = chunk.last().map_or(0, |g| g.id);
+        for (k, res) in results.iter().enumerate() {
+            if res.is_empty() {
+                continue;
+            }
+            // Thinned as it grows: past 2N points every other one goes and
+            // the stride doubles, so the points stay evenly spread.
+            let (stride, seen) = &mut strides[k];
+            *seen += 1;
+            if (*seen - 1) % *stride != 0 {
+                continue;
+            }
+            let h = &mut out[k].history;
+            h.push((last, glicko[k].rating, glicko[k].deviation));
+            if h.len() >= 2 * HISTORY_POINTS {
+                let mut i = 0;
+                h.retain(|_| {
+                    i += 1;
+                    i % 2 == 1
+                });
+                *stride *= 2;
+            }
+        }
     }
     for (r, g) in out.iter_mut().zip(&glicko) {
         r.rating = g.rating;

@@ -86,6 +86,7 @@ async fn rows(
                 draws: r.map_or(0, |r| r.draws),
                 losses: r.map_or(0, |r| r.losses),
                 last_game: r.map(|r| r.last_game),
+                active_at: v.active_at,
             }
         })
         .collect();
@@ -112,6 +113,52 @@ pub struct Standing {
     pub ratings: BTreeMap<i64, LadderRating>,
     /// The leaderboard.
     pub rows: Vec<BoardRow>,
+    /// Each version's results against each other version: [wins, draws,
+    /// losses] (a bot page's table).
+    pub against: HashMap<i64, BTreeMap<i64, [u64; 3]>>,
+    /// Each version's forfeits (games it lost by misbehaving), by reason.
+    pub forfeits: HashMap<i64, BTreeMap<String, u64>>,
+}
+
+/// Version -> opponent -> [wins, draws, losses], from finished games.
+fn results_against(games: &[LadderGame]) -> HashMap<i64, BTreeMap<i64, [u64; 3]>> {
+    let mut out: HashMap<i64, BTreeMap<i64, [u64; 3]>> = HashMap::new();
+    for g in games.iter().filter(|g| g.seat0 != g.seat1) {
+        for (me, other, points) in [
+            (g.seat0, g.seat1, g.points0),
+            (g.seat1, g.seat0, 1.0 - g.points0),
+        ] {
+            let slot = if points > 0.75 {
+                0
+            } else if points > 0.25 {
+                1
+            } else {
+                2
+            };
+            out.entry(me).or_default().entry(other).or_default()[slot] += 1;
+        }
+    }
+    out
+}
+
+/// The results of a bot's `versions` against each other bot's versions,
+/// summed over its own versions: (opponent version, [wins, draws, losses]),
+/// in opponent version order. Games between two of its own versions are
+/// left out.
+pub fn bot_results(standing: &Standing, versions: &[i64]) -> Vec<(i64, [u64; 3])> {
+    let mut sum: BTreeMap<i64, [u64; 3]> = BTreeMap::new();
+    for v in versions {
+        for (other, wdl) in standing.against.get(v).into_iter().flatten() {
+            if versions.contains(other) {
+                continue;
+            }
+            let e = sum.entry(*other).or_default();
+            for i in 0..3 {
+                e[i] += wdl[i];
+            }
+        }
+    }
+    sum.into_iter().collect()
 }
 
 /// The standing, from the games and versions tables alone.
@@ -133,16 +180,32 @@ pub async fn compute(db: &Db, settings: &RatingSettings) -> Result<Standing, DbE
     let settings_c = settings.clone();
     let n = games.len() as u64;
     // The fit is CPU work of up to a second: off the async threads.
-    let rated =
-        tokio::task::spawn_blocking(move || ratings::rate(&games, &predecessors, &settings_c))
-            .await
-            .expect("the rating fit does not panic");
+    let (rated, against) = tokio::task::spawn_blocking(move || {
+        (
+            ratings::rate(&games, &predecessors, &settings_c),
+            results_against(&games),
+        )
+    })
+    .await
+    .expect("the rating fit does not panic");
+    let mut forfeits: HashMap<i64, BTreeMap<String, u64>> = HashMap::new();
+    for (seat0, seat1, points0, reason) in db.forfeits().await? {
+        // The loser forfeited (a forfeit is never a draw).
+        let offender = if points0 < 0.5 { seat0 } else { seat1 };
+        *forfeits
+            .entry(offender)
+            .or_default()
+            .entry(reason)
+            .or_default() += 1;
+    }
     let rows = rows(db, &rated, settings).await?;
     Ok(Standing {
         computed_at: crate::db::now(),
         games: n,
         ratings: rated,
         rows,
+        against,
+        forfeits,
     })
 }
 

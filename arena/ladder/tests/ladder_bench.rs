@@ -110,6 +110,40 @@ fn get(addr: std::net::SocketAddr, path: &str) -> (String, usize) {
     (status, body)
 }
 
+/// One `GET` with `Accept-Encoding: gzip` (as browsers send it): (status
+/// line, bytes on the wire after the headers).
+fn get_gzip(addr: std::net::SocketAddr, path: &str) -> (String, usize) {
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: bench\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut out = Vec::new();
+    s.read_to_end(&mut out).unwrap();
+    let text = String::from_utf8_lossy(&out);
+    let status = text.lines().next().unwrap_or("").to_string();
+    let body = text.find("\r\n\r\n").map_or(0, |i| out.len() - i - 4);
+    (status, body)
+}
+
+/// Times `REQUESTS / 4` GETs of `path`, one after another: (p50, p99, max) in ms.
+fn time_page(addr: std::net::SocketAddr, path: &str) -> (f64, f64, f64) {
+    let mut times = Vec::new();
+    for _ in 0..REQUESTS / 4 {
+        let t = Instant::now();
+        let (status, _) = get(addr, path);
+        times.push(t.elapsed());
+        assert!(status.contains(" 200 "), "{path}: {status}");
+    }
+    times.sort();
+    (
+        percentile(&times, 0.5),
+        percentile(&times, 0.99),
+        times.last().unwrap().as_secs_f64() * 1e3,
+    )
+}
+
 fn percentile(sorted: &[Duration], p: f64) -> f64 {
     let i = ((sorted.len() as f64 * p).ceil() as usize).clamp(1, sorted.len()) - 1;
     sorted[i].as_secs_f64() * 1e3
@@ -192,6 +226,7 @@ async fn leaderboard_latency_on_a_big_ladder() {
         games_queued: Notify::new(),
         stopping: stop_rx,
         standing: arena_ladder::standing::Cache::new(),
+        live: Default::default(),
     });
     let settings = app.rating_settings();
     let t = Instant::now();
@@ -237,6 +272,26 @@ async fn leaderboard_latency_on_a_big_ladder() {
         percentile(&sorted, 0.99),
         sorted.last().unwrap().as_secs_f64() * 1e3
     );
+    // The web pages (issue 28): the leaderboard's weight, and the server
+    // time of it and of a bot's page (a bot in the middle of the board).
+    let pages = tokio::task::spawn_blocking(move || {
+        let mut out = Vec::new();
+        for path in ["/", "/bots/bot500"] {
+            let (status, raw) = get(addr, path);
+            assert!(status.contains(" 200 "), "{path}: {status}");
+            let (_, wire) = get_gzip(addr, path);
+            out.push((path, raw, wire, time_page(addr, path)));
+        }
+        out
+    })
+    .await
+    .unwrap();
+    for (path, raw, wire, (p50, p99, max)) in pages {
+        println!(
+            "GET {path} (HTML, {BOTS} bots, {GAMES} games): {raw} bytes, {wire} bytes gzipped on the wire; {} requests one after another: p50 {p50:.2} ms, p99 {p99:.2} ms, max {max:.2} ms",
+            REQUESTS / 4
+        );
+    }
     let _ = stop_tx.send(true);
     server.await.unwrap().unwrap();
     app.db.close().await;

@@ -23,6 +23,7 @@ fn ms(d: Duration) -> u64 {
 pub(super) struct Table {
     pub(super) record: GameRecord,
     started: Instant,
+    feed: Option<super::MoveFeed>,
 }
 
 impl Table {
@@ -50,7 +51,16 @@ impl Table {
                 duration_ms: 0,
             },
             started: Instant::now(),
+            feed: setup.feed.clone(),
         }
+    }
+
+    /// Records a move, telling the setup's feed first.
+    pub(super) fn push(&mut self, m: MoveRecord) {
+        if let Some(feed) = &self.feed {
+            (feed.0)(&m);
+        }
+        self.record.moves.push(m);
     }
 
     /// Plays the opening's move `mv` on `state` and records it (the
@@ -64,7 +74,7 @@ impl Table {
             Ok(effects) => effects,
             Err(e) => panic!("illegal opening move `{mv}`: {e}"),
         };
-        self.record.moves.push(MoveRecord {
+        self.push(MoveRecord {
             seat,
             mv: mv.to_string(),
             ms: 0.0,
@@ -293,7 +303,7 @@ async fn play(
         }
         let search = protocol::search_fields(&info.kept);
         let score = adjudicate::score_of(&search);
-        table.record.moves.push(MoveRecord {
+        table.push(MoveRecord {
             seat,
             mv,
             ms: round_ms(decision.used),

@@ -157,6 +157,22 @@ pub struct GameSetup {
     /// Where the bots' stderr logs go (one file per bot per game); `None`
     /// discards them.
     pub log_dir: Option<PathBuf>,
+    /// Told each move as it is recorded (the ladder's live pages); `None`
+    /// for no one.
+    pub feed: Option<MoveFeed>,
+}
+
+/// A callback told each move of a game as the referee records it (opening
+/// moves included), while the game is played: what a live view of the game
+/// needs, which the record only gives at the end. It runs on the referee's
+/// task, so it must be quick (a send on a channel, say).
+#[derive(Clone)]
+pub struct MoveFeed(pub Arc<dyn Fn(&arena_core::record::MoveRecord) + Send + Sync>);
+
+impl std::fmt::Debug for MoveFeed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("MoveFeed(..)")
+    }
 }
 
 impl GameSetup {
@@ -527,6 +543,7 @@ mod tests {
             budgets: Default::default(),
             adjudication: Default::default(),
             log_dir: None,
+            feed: None,
         }
     }
 

@@ -33,8 +33,13 @@ use super::summary::{self, Crosstable, RatingChart, RunTotals, Table, Timeline};
 use crate::store::{self, RatingsRow, StoreError};
 use arena_core::record::GameRecord;
 
-const CSS: &str = include_str!("assets/report.css");
-const JS: &str = include_str!("assets/report.js");
+/// The report's style sheet (the ladder's game pages serve it too).
+pub const CSS: &str = include_str!("assets/report.css");
+/// The report's script, replay viewer included (the ladder's game pages
+/// serve it too: with `"view": "game"` in its data it shows one game's
+/// replay alone; with `"view": "live"` it only lends its board drawers,
+/// as `window.arenaBoard`).
+pub const JS: &str = include_str!("assets/report.js");
 /// Installed before anything else so the page itself can tell (and a test can
 /// read) whether any script error or `console.error` happened.
 const ERROR_TRAP: &str = include_str!("assets/errors.js");
@@ -308,6 +313,12 @@ fn game_view(r: &GameRecord, with_moves: bool) -> GameView<'_> {
             })
         }),
     }
+}
+
+/// One game as the replay viewer reads it (`games[i]` of the page's
+/// data), with its moves: what the ladder's game page feeds `JS`.
+pub fn replay_view(r: &GameRecord) -> Box<RawValue> {
+    raw_view(r, true)
 }
 
 fn raw_view(r: &GameRecord, with_moves: bool) -> Box<RawValue> {

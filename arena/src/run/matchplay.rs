@@ -235,6 +235,7 @@ pub async fn run_match_with(
         adjudication: config.adjudication,
         run_dir: config.out.clone(),
         kept: Default::default(),
+        feed: None,
     });
     let opts = RunOptions {
         out: config.out.clone(),

@@ -50,6 +50,8 @@ pub struct RefereePlayer {
     pub run_dir: PathBuf,
     /// The kept bots between their games: `KeptBots::default()`.
     pub kept: KeptBots,
+    /// Told each move of every game as it is made (`GameSetup::feed`).
+    pub feed: Option<crate::referee::MoveFeed>,
 }
 
 impl RefereePlayer {
@@ -97,6 +99,7 @@ impl RefereePlayer {
             adjudication: config.adjudication,
             run_dir: run_dir.to_path_buf(),
             kept: Default::default(),
+            feed: None,
         }
     }
 }
@@ -163,6 +166,7 @@ impl Player for RefereePlayer {
             budgets: job.seats.map(|b| self.budgets[b]),
             adjudication: self.adjudication,
             log_dir: Some(self.run_dir.join(store::LOGS)),
+            feed: self.feed.clone(),
         };
         let keep = job.seats.map(|b| self.keep[b]);
         let [mut p0, mut p1] = job.seats.map(|b| {

@@ -33,6 +33,9 @@
       if (v === null || v === undefined || v === false) return;
       if (k === "text") node.textContent = String(v);
       else if (k === "onclick") node.addEventListener("click", v);
+      // Through the CSSOM, which a Content-Security-Policy without
+      // 'unsafe-inline' (the ladder's pages) allows, unlike a style attribute.
+      else if (k === "style") node.style.cssText = String(v);
       else node.setAttribute(k, String(v));
     });
   }
@@ -546,6 +549,9 @@
   // ---- the replay viewer -------------------------------------------------
 
   var replay = null; // { game, ply }
+  // Where the replay's "back" link goes: the report, or what a page that
+  // shows one game alone says (`back` in its data).
+  var BACK = DATA.back || { href: "#", text: "\u2190 back to the report" };
 
   // Replays not embedded come from replays/block-NNNNN.js, loaded one block
   // at a time when a game of it is opened: each line of a block calls
@@ -593,7 +599,7 @@
     box.hidden = false;
     if (!g || !g.moves) {
       replay = null;
-      append(box, el("p", null, el("a", { href: "#", text: "\u2190 back to the report" })));
+      append(box, el("p", null, el("a", { href: BACK.href, text: BACK.text })));
       if (DATA.blocks && k >= 0 && k % 1 === 0 && loadBlock(k, function () {
         // Still the game asked for: draw it (or say why not).
         var p = new URLSearchParams(location.hash.slice(1));
@@ -608,7 +614,7 @@
     }
     replay = { game: g, ply: Math.max(0, Math.min(g.moves.length, isNaN(ply) ? 0 : ply)) };
     var params = Object.keys(g.params).map(function (key) { return key + "=" + g.params[key]; }).join(" ");
-    append(box, el("p", { "class": "back" }, el("a", { href: "#", text: "\u2190 back to the report" })));
+    append(box, el("p", { "class": "back" }, el("a", { href: BACK.href, text: BACK.text })));
     append(box, el("h2", { "class": "replay-title" }, "Game " + g.index + ": ",
       el("span", { "class": "seat0-name", text: g.seats[0] }), " vs ",
       el("span", { "class": "seat1-name", text: g.seats[1] })));
@@ -961,6 +967,14 @@
     pre.textContent = JSON.stringify(out);
   }
 
+  // Other pages (the ladder's) reuse the viewer: "game" shows one game's
+  // replay alone, "live" only lends the board drawers.
+  window.arenaBoard = boardSvg;
+  if (DATA.view === "game") {
+    openReplay(DATA.games[0].index, Number(new URLSearchParams(location.hash.slice(1)).get("ply") || 0));
+    return;
+  }
+  if (DATA.view === "live") return;
   renderSummary();
   renderStandings();
   renderRatingChart();

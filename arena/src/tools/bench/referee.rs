@@ -31,6 +31,7 @@ pub(super) fn setup(game: Arc<dyn AnyGame>, index: u64) -> GameSetup {
         budgets: Default::default(),
         adjudication: Default::default(),
         log_dir: None,
+        feed: None,
     }
 }
 

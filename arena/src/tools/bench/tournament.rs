@@ -157,6 +157,7 @@ pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, BenchE
         adjudication: Default::default(),
         run_dir,
         kept: Default::default(),
+        feed: None,
     };
     let n = cores().max(2);
     let base_rss_kib = resident_kib().map_or(0.0, |(now, _)| now);
