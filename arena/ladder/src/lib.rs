@@ -23,10 +23,10 @@ pub mod ratings;
 pub mod standing;
 pub mod token;
 pub mod verify;
+pub mod web;
 pub mod worker;
 pub mod worker_api;
 pub mod workers;
-pub mod web;
 
 #[cfg(test)]
 mod layer_tests {
