@@ -13,6 +13,7 @@
 //! group at once. [`kill_all_live`] kills every bot group still alive (the
 //! keeper calls it when arena is stopped).
 
+use std::ffi::OsStr;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -87,6 +88,95 @@ impl std::fmt::Display for StartError {
 impl std::error::Error for StartError {}
 
 /// The pid of bubblewrap's sandboxed child, from its `--info-fd` JSON.
+/// Starts an unsandboxed bot through the init step's unsandboxed mode
+/// (posix_spawn, no `fork` of the referee): puts the waiting step into
+/// `ways_in` (the bot's cgroups), sets its resource limits, then lets it
+/// drop to `uid` and exec `exe`. Returns the spawned step (soon the bot)
+/// and the descriptor where it reports a failed `exec` ([`exec_result`]).
+#[allow(clippy::too_many_arguments)]
+fn spawn_held(
+    init: &Path,
+    exe: &Path,
+    spec: &BotSpec,
+    uid: Option<u32>,
+    env: Vec<(&OsStr, &OsStr)>,
+    cwd: &Path,
+    ways_in: [Option<&super::cgroup::Procs>; 3],
+    res: &super::limits::ResourceLimits,
+) -> io::Result<(process::spawn::Spawned, std::os::fd::OwnedFd)> {
+    use std::os::fd::AsRawFd as _;
+    let cloexec = nix::fcntl::OFlag::O_CLOEXEC;
+    let (hold_r, hold_w) = nix::unistd::pipe2(cloexec)?;
+    let (report_r, report_w) = nix::unistd::pipe2(cloexec)?;
+    let uid_text = uid.map(|u| u.to_string());
+    let mut argv: Vec<&OsStr> = vec![
+        OsStr::new("arena-sandbox-init"),
+        OsStr::new(super::sandbox_init::UNSANDBOXED),
+    ];
+    if let Some(u) = &uid_text {
+        argv.extend([OsStr::new("--uid"), OsStr::new(u)]);
+    }
+    argv.extend([OsStr::new("--program"), exe.as_os_str(), OsStr::new("--")]);
+    argv.extend(spec.command.iter().map(OsStr::new));
+    let [hold_at, report_at] = super::sandbox_init::HOLD_FDS;
+    let spawned = process::spawn::spawn(process::spawn::Launch {
+        program: init,
+        argv,
+        env,
+        cwd,
+        fds: vec![
+            (hold_r.as_raw_fd(), hold_at),
+            (report_w.as_raw_fd(), report_at),
+        ],
+        pre_exec: None,
+        merge_stderr: spec.build.is_some(),
+        stdio_at: None,
+    })?;
+    drop((hold_r, report_w));
+    let pid = spawned.child.id();
+    let set_up = || -> io::Result<()> {
+        for procs in ways_in.into_iter().flatten() {
+            procs.add(pid);
+        }
+        apply_prlimits(pid, res)
+    };
+    if let Err(e) = set_up() {
+        // The bot never ran: the step reads end of file and exits.
+        let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
+        return Err(e);
+    }
+    // Any byte lets the step go on to the bot.
+    nix::unistd::write(&hold_w, b"go")?;
+    Ok((spawned, report_r))
+}
+
+/// Whether the init step's `exec` of the bot succeeded: end of file (the
+/// descriptor closed on exec), or the errno it failed with.
+async fn exec_result(report: std::os::fd::OwnedFd) -> io::Result<()> {
+    use tokio::io::AsyncReadExt as _;
+    let mut pipe = pipe::Receiver::from_owned_fd(report)?;
+    let mut errno = [0u8; 4];
+    let mut got = 0;
+    let read = async {
+        while got < errno.len() {
+            let n = pipe.read(&mut errno[got..]).await?;
+            if n == 0 {
+                break;
+            }
+            got += n;
+        }
+        Ok::<_, io::Error>(())
+    };
+    tokio::time::timeout(Duration::from_secs(10), read)
+        .await
+        .map_err(|_| io::Error::other("the bot's start did not finish within 10 s"))??;
+    match got {
+        0 => Ok(()),
+        4 => Err(io::Error::from_raw_os_error(i32::from_ne_bytes(errno))),
+        _ => Err(io::Error::other("the bot's start ended half-way")),
+    }
+}
+
 async fn bwrap_child(info: std::os::fd::OwnedFd) -> io::Result<i32> {
     use tokio::io::AsyncReadExt as _;
     let mut pipe = pipe::Receiver::from_owned_fd(info)?;
@@ -310,6 +400,9 @@ impl Bot {
         } else {
             (None, None)
         };
+        // Set when the bot was started by the init step's unsandboxed mode:
+        // where it says whether its `exec` failed.
+        let mut exec_report: Option<std::os::fd::OwnedFd> = None;
         let spawned = {
             let _spawning = process::keeper::spawning();
             let spawned = if let Some(plan) = &plan {
@@ -340,50 +433,87 @@ impl Bot {
                 let exe = sandbox::find_on_path(program.as_ref(), &path)
                     .filter(|_| !program.contains('/'))
                     .unwrap_or_else(|| PathBuf::from(program));
-                // Limits and another uid can only be set in the child.
                 let drop_to = uid;
-                let join = cgroup.as_ref().map(|cg| cg.procs().fd());
-                let join_share = cgroup.as_ref().and_then(Cgroup::share).map(|p| p.fd());
-                let join_memory = memcg.as_ref().map(|cg| cg.procs().fd());
-                let hook = (limited || drop_to.is_some() || join_memory.is_some()).then(|| {
-                    let res = res.clone();
-                    Box::new(move || {
-                        for fd in [join, join_share, join_memory].into_iter().flatten() {
-                            // SAFETY: the cgroups' descriptors outlive the spawn.
-                            let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
-                            nix::unistd::write(fd, b"0")?;
+                let set_up_first = limited || drop_to.is_some() || memcg.is_some();
+                let init = set_up_first
+                    .then(|| super::sandbox_init::program().ok())
+                    .flatten();
+                if let Some(init) = init {
+                    // Limits, cgroups and another uid, set up before the bot
+                    // runs without a `fork` of this process (see
+                    // `sandbox_init::UNSANDBOXED`).
+                    let (spawned, report) = spawn_held(
+                        &init,
+                        &exe,
+                        &spec,
+                        drop_to,
+                        env_refs,
+                        &cwd,
+                        [
+                            cgroup.as_ref().map(Cgroup::procs),
+                            cgroup.as_ref().and_then(Cgroup::share),
+                            memcg.as_ref().map(MemoryCgroup::procs),
+                        ],
+                        &res,
+                    )?;
+                    exec_report = Some(report);
+                    spawned
+                } else {
+                    // Without the init step's binary: `fork`, which can set them in the child.
+                    let join = cgroup.as_ref().map(|cg| cg.procs().fd());
+                    let join_share = cgroup.as_ref().and_then(Cgroup::share).map(|p| p.fd());
+                    let join_memory = memcg.as_ref().map(|cg| cg.procs().fd());
+                    let hook = (limited || drop_to.is_some() || join_memory.is_some()).then(|| {
+                        let res = res.clone();
+                        Box::new(move || {
+                            for fd in [join, join_share, join_memory].into_iter().flatten() {
+                                // SAFETY: the cgroups' descriptors outlive the spawn.
+                                let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
+                                nix::unistd::write(fd, b"0")?;
+                            }
+                            apply_rlimits(&res)?;
+                            if let Some(id) = drop_to {
+                                nix::unistd::setgroups(&[])?;
+                                nix::unistd::setgid(nix::unistd::Gid::from_raw(id))?;
+                                nix::unistd::setuid(nix::unistd::Uid::from_raw(id))?;
+                            }
+                            Ok(())
+                        })
+                            as Box<dyn FnMut() -> io::Result<()> + Send + Sync>
+                    });
+                    let slow = hook.is_some();
+                    let spawned = process::spawn::spawn(process::spawn::Launch {
+                        program: &exe,
+                        argv: spec.command.iter().map(OsStr::new).collect(),
+                        env: env_refs,
+                        cwd: &cwd,
+                        fds: Vec::new(),
+                        pre_exec: hook,
+                        merge_stderr: spec.build.is_some(),
+                        stdio_at: None,
+                    })?;
+                    if let (Some(cg), false) = (&cgroup, slow) {
+                        cg.procs().add(spawned.child.id());
+                        if let Some(share) = cg.share() {
+                            share.add(spawned.child.id());
                         }
-                        apply_rlimits(&res)?;
-                        if let Some(id) = drop_to {
-                            nix::unistd::setgroups(&[])?;
-                            nix::unistd::setgid(nix::unistd::Gid::from_raw(id))?;
-                            nix::unistd::setuid(nix::unistd::Uid::from_raw(id))?;
-                        }
-                        Ok(())
-                    }) as Box<dyn FnMut() -> io::Result<()> + Send + Sync>
-                });
-                let slow = hook.is_some();
-                let spawned = process::spawn::spawn(process::spawn::Launch {
-                    program: &exe,
-                    argv: spec.command.iter().map(OsStr::new).collect(),
-                    env: env_refs,
-                    cwd: &cwd,
-                    fds: Vec::new(),
-                    pre_exec: hook,
-                    merge_stderr: spec.build.is_some(),
-                    stdio_at: None,
-                })?;
-                if let (Some(cg), false) = (&cgroup, slow) {
-                    cg.procs().add(spawned.child.id());
-                    if let Some(share) = cg.share() {
-                        share.add(spawned.child.id());
                     }
+                    spawned
                 }
-                spawned
             };
             live_add(spawned.child.id());
             spawned
         };
+        let mut spawned = spawned;
+        if let Some(report) = exec_report {
+            if let Err(e) = exec_result(report).await {
+                // The step said why on stderr and exited: reap it.
+                let _ = killpg(Pid::from_raw(spawned.child.id()), Signal::SIGKILL);
+                let _ = spawned.child.wait().await;
+                live_remove(spawned.child.id());
+                return Err(e);
+            }
+        }
         if let (Some((br, bw)), Some((ir, iw))) = (block, info) {
             drop((br, iw));
             let child = bwrap_child(ir).await;

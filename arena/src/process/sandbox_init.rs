@@ -128,6 +128,9 @@ pub const STDIO_FDS: [i32; 2] = [5, 6];
 /// the working directory /tmp unless given: a build works in its program
 /// directory).
 fn init(args: Vec<OsString>) -> Result<std::convert::Infallible, String> {
+    if args.first().is_some_and(|a| a == UNSANDBOXED) {
+        return unsandboxed(args[1..].to_vec());
+    }
     let mut files: Option<u64> = None;
     let mut size: Option<u64> = None;
     let mut uid: Option<u32> = None;
@@ -223,6 +226,88 @@ fn init(args: Vec<OsString>) -> Result<std::convert::Infallible, String> {
         .collect::<Result<_, _>>()?;
     let e = nix::unistd::execvp(&argv[0], &argv).unwrap_err();
     Err(format!("{}: {e}", command[0].to_string_lossy()))
+}
+
+/// The first argument of the other job this binary does: starting an
+/// unsandboxed bot that needs a uid of its own or resource limits, which
+/// would otherwise take a `fork` of the referee (see `spawn.rs`).
+pub const UNSANDBOXED: &str = "--unsandboxed";
+
+/// Where the step waits for its go (a byte; end of file: give up), and
+/// where it reports a failed `exec` (the errno, 4 bytes; end of file when
+/// the bot runs), as in [`unsandboxed`].
+pub const HOLD_FDS: [i32; 2] = [3, 4];
+
+/// `--unsandboxed [--uid U [--gid G]] --program PATH -- ARGV...`: started
+/// by posix_spawn (which does not copy the referee's address space as
+/// `fork` does: with a large, threaded referee, such as the ladder's
+/// server, every page it writes afterwards faults once, a fifth of its CPU
+/// with instant bots), it waits on descriptor 3 while the referee puts it
+/// in the bot's cgroups and sets its resource limits (`prlimit`), then
+/// drops to the bot's uid and gid with no supplementary groups and execs
+/// PATH with ARGV (ARGV\[0\] as given). If the exec fails its errno goes
+/// to descriptor 4, so that the referee reports it as it would a failed
+/// spawn.
+fn unsandboxed(args: Vec<OsString>) -> Result<std::convert::Infallible, String> {
+    let mut uid: Option<u32> = None;
+    let mut gid: Option<u32> = None;
+    let mut program: Option<OsString> = None;
+    let mut it = args.into_iter();
+    let mut argv: Vec<OsString> = Vec::new();
+    while let Some(a) = it.next() {
+        match a.to_str() {
+            Some("--uid") => uid = it.next().and_then(|v| v.to_str()?.parse().ok()),
+            Some("--gid") => gid = it.next().and_then(|v| v.to_str()?.parse().ok()),
+            Some("--program") => program = it.next(),
+            Some("--") => {
+                argv = it.by_ref().collect();
+                break;
+            }
+            _ => return Err(format!("unknown argument {a:?}")),
+        }
+    }
+    let (Some(program), false) = (program, argv.is_empty()) else {
+        return Err("--program PATH and a command are required".into());
+    };
+    let [hold, report] = HOLD_FDS;
+    let mut go = [0u8; 1];
+    // SAFETY: read into a local buffer, then close, of a plain descriptor number.
+    let n = unsafe {
+        let n = libc::read(hold, go.as_mut_ptr().cast(), 1);
+        libc::close(hold);
+        n
+    };
+    if n != 1 {
+        // The referee gave up on this bot (it could not set it up).
+        std::process::exit(127);
+    }
+    // SAFETY: fcntl with integer arguments: the report descriptor closes
+    // on a successful exec, which is how the referee learns of it.
+    if unsafe { libc::fcntl(report, libc::F_SETFD, libc::FD_CLOEXEC) } != 0 {
+        return Err(format!(
+            "descriptor {report}: {}",
+            std::io::Error::last_os_error()
+        ));
+    }
+    if let Some(id) = uid {
+        nix::unistd::setgroups(&[]).map_err(|e| format!("setgroups: {e}"))?;
+        let g = nix::unistd::Gid::from_raw(gid.unwrap_or(id));
+        nix::unistd::setresgid(g, g, g).map_err(|e| format!("setresgid {g}: {e}"))?;
+        let u = nix::unistd::Uid::from_raw(id);
+        nix::unistd::setresuid(u, u, u).map_err(|e| format!("setresuid {id}: {e}"))?;
+    }
+    // Rust's start-up ignores SIGPIPE, and an ignored signal stays ignored
+    // across exec: the bot gets it back at its default.
+    // SAFETY: signal with a standard disposition.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+    let c = |a: &OsStr| CString::new(a.as_bytes()).map_err(|_| format!("a NUL in {a:?}"));
+    let path = c(&program)?;
+    let argv: Vec<CString> = argv.iter().map(|a| c(a)).collect::<Result<_, _>>()?;
+    let e = nix::unistd::execv(&path, &argv).unwrap_err();
+    let errno = (e as i32).to_ne_bytes();
+    // SAFETY: write of a local buffer to a plain descriptor number.
+    unsafe { libc::write(report, errno.as_ptr().cast(), errno.len()) };
+    Err(format!("{}: {e}", program.to_string_lossy()))
 }
 
 /// One thing in bubblewrap's `/tmp`, to be made again in the new one.
