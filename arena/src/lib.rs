@@ -11,6 +11,7 @@ pub mod rating;
 pub mod referee;
 pub mod report;
 pub mod run;
+pub mod settings;
 pub mod standings;
 pub mod store;
 pub mod tools;

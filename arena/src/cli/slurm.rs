@@ -89,7 +89,7 @@ pub fn run(args: SlurmArgs) -> Result<(), Error> {
     // A gauntlet with `sprt` is split by pairing, any other run by pair.
     let (units, what) = if normalized.sprt.is_some() {
         let pairings: std::collections::BTreeSet<[usize; 2]> =
-            jobs.iter().map(arena::store::pairing_of).collect();
+            jobs.iter().map(arena::run::stop::pairing_of).collect();
         (
             pairings.len(),
             "pairings (a gauntlet with `sprt` shards by pairing)",

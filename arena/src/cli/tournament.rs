@@ -9,8 +9,8 @@ use clap::Args;
 use super::Error;
 use arena::display::escape;
 use arena::run::config::{Config, ConfigError};
-use arena::run::schedule::Shard;
 use arena::run::{self, ProgressMode, RefereePlayer, RunOptions};
+use arena::settings::Shard;
 use arena::store;
 
 /// `arena tournament CONFIG`.

@@ -17,9 +17,10 @@ pub mod pairing;
 pub mod seat;
 pub mod sprt;
 pub mod stats;
+mod tally;
 
-use crate::standings::Tally;
 use arena_core::record::{CsvRow, GameRecord, GameResult};
+pub use tally::Tally;
 
 pub use sprt::{Pentanomial, Sprt, SprtParams, SprtStatus};
 

@@ -10,7 +10,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::stats::{self, elo_from_score, expected_score, Z95};
-use crate::standings::Tally;
+use crate::rating::Tally;
 
 /// Test parameters, written `elo0=0,elo1=10,alpha=0.05,beta=0.05`.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use super::runner::{jobs_for, Sharding, SprtReplay, TournamentError};
 use super::schedule::GameJob;
 use crate::standings::Standings;
-use crate::store::{self, Manifest, RunLock, GAMES_JSONL, JOURNAL, MANIFEST};
+use crate::store::{self, Manifest, RunLock, Status, GAMES_JSONL, JOURNAL, MANIFEST};
 use arena_core::record::GameRecord;
 
 /// What `arena merge` reports.
@@ -63,7 +63,7 @@ pub fn merge(dirs: &[PathBuf], out: Option<&Path>) -> Result<MergeSummary, Tourn
         }
     }
     for (d, m) in dirs.iter().zip(&manifests) {
-        if m.status != "complete" {
+        if m.status != Status::Complete {
             let mut n = BTreeSet::new();
             for f in [GAMES_JSONL, JOURNAL] {
                 for line in store::Records::open(&d.join(f), store::Tail::Torn, true)? {
@@ -102,7 +102,7 @@ pub fn merge(dirs: &[PathBuf], out: Option<&Path>) -> Result<MergeSummary, Tourn
             let job = jobs
                 .get(record.index as usize)
                 .filter(|j| m.shard.is_none_or(|s| sharding.holds(s, j)));
-            store::check_record(&at, &record, job, &first.config)?;
+            super::resume::check_record(&at, &record, job, &first.config)?;
             if let (Some(replay), Some(job)) = (replay.as_mut(), job) {
                 if replay.skipped(job) {
                     return refuse(format!(
@@ -110,7 +110,7 @@ pub fn merge(dirs: &[PathBuf], out: Option<&Path>) -> Result<MergeSummary, Tourn
                         record.index
                     ));
                 }
-                replay.add(&record, store::pairing_of(job));
+                replay.add(&record, super::stop::pairing_of(job));
             }
             let slot = &mut found[record.index as usize];
             if let Some(other) = *slot {
@@ -191,7 +191,7 @@ pub fn merge(dirs: &[PathBuf], out: Option<&Path>) -> Result<MergeSummary, Tourn
     ));
     let ready = match Manifest::read(&out) {
         // A merge of these runs that stopped half-way is done again.
-        Ok(Some(m)) if m.status == "merging" && m.fingerprint == manifest.fingerprint => {
+        Ok(Some(m)) if m.status == Status::Merging && m.fingerprint == manifest.fingerprint => {
             store::remove_run(&out, &m).map_err(TournamentError::from)
         }
         Ok(Some(m)) => Err(TournamentError::Refused(format!(
@@ -213,7 +213,7 @@ pub fn merge(dirs: &[PathBuf], out: Option<&Path>) -> Result<MergeSummary, Tourn
         return Err(e);
     }
     // Written first, so that what follows is known to be arena's.
-    manifest.status = "merging".into();
+    manifest.status = Status::Merging;
     manifest.write(&out)?;
     drop(found);
     // Records name their bots' logs relative to their run directory: bring
@@ -248,10 +248,10 @@ pub fn merge(dirs: &[PathBuf], out: Option<&Path>) -> Result<MergeSummary, Tourn
         Some(replay) => replay.finish(&out)?,
         None => Vec::new(),
     };
-    let distinct = super::distinct::Distinct::of_dir(&out)?;
+    let distinct = crate::store::Distinct::of_dir(&out)?;
     manifest.warnings.extend(distinct.warning());
     manifest.distinct = Some(distinct);
-    manifest.status = "complete".into();
+    manifest.status = Status::Complete;
     manifest.write(&out)?;
     drop(lock);
     Ok(MergeSummary {

@@ -256,7 +256,9 @@ impl Plan {
     pub fn refuse_existing(&self, fingerprint: &str) -> Result<(), SlurmError> {
         // A merge that stopped half-way ("merging") is done again by the new merge job.
         let merged = Manifest::read(&self.run_dir)?;
-        if let Some(m) = merged.filter(|m| m.status != "merging" || m.fingerprint != fingerprint) {
+        if let Some(m) = merged
+            .filter(|m| m.status != crate::store::Status::Merging || m.fingerprint != fingerprint)
+        {
             return Err(SlurmError::Refused(format!(
                 "{} already holds a report ({}); choose another --out",
                 self.run_dir.display(),
