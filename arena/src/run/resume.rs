@@ -9,10 +9,52 @@ use super::schedule::GameJob;
 use crate::display::escape;
 use crate::settings::Normalized;
 use crate::store::{
-    first_difference, place, refused, Line, Records, Resumed, StoreError, Tail, GAMES_JSONL,
-    JOURNAL,
+    first_difference, place, Line, Records, Resumed, StoreError, Tail, GAMES_JSONL, JOURNAL,
 };
 use arena_core::record::GameRecord;
+
+/// Why a run directory's records were not trusted: each says what was
+/// refused, and where (`file:line`).
+#[derive(Debug, thiserror::Error)]
+pub enum ResumeError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A record whose index is not a game of the run's schedule.
+    #[error("{at}: index {index} is not a game of this run; the record was not written by it")]
+    NotInSchedule { at: String, index: u64 },
+    /// A record that differs from its scheduled game in `field` (`got` and
+    /// `want` escaped for terminals).
+    #[error("{at}: game {index}: {field} is `{got}`, but the schedule of this config and seed says `{want}`; the record was not written by this run")]
+    NotScheduled {
+        at: String,
+        index: u64,
+        field: &'static str,
+        got: String,
+        want: String,
+    },
+    /// A record whose opening is not the one the run deals its game.
+    #[error("{at}: game {index}: {why}; the record was not written by this run")]
+    WrongOpening { at: String, index: u64, why: String },
+    /// `games.jsonl` not in schedule order (`expected`: the game due there, or
+    /// `none`).
+    #[error("{at}: game {index} where the schedule has game {expected}: arena writes {GAMES_JSONL} in schedule order, so it did not write this file")]
+    OutOfOrder {
+        at: String,
+        index: u64,
+        expected: String,
+    },
+    /// Two different records of one game (`field`: the first that differs).
+    #[error("game {index}: {first} and {second} disagree ({field} differs): two different records of one game")]
+    Disagree {
+        index: u64,
+        first: String,
+        second: String,
+        field: String,
+    },
+    /// A file that changed while it was checked.
+    #[error("{}: changed while read", path.display())]
+    Changed { path: std::path::PathBuf },
+}
 
 /// Whether game `index` of the run (`jobs`, in index order) is finished in
 /// what `done` found.
@@ -46,7 +88,7 @@ pub fn check_resume(
     dir: &Path,
     jobs: &[GameJob],
     config: &Normalized,
-) -> Result<Resumed, StoreError> {
+) -> Result<Resumed, ResumeError> {
     let pos_of = |index: u64| jobs.binary_search_by_key(&index, |j| j.index).ok();
     let games = dir.join(GAMES_JSONL);
     let mut prefix: Vec<(u64, u32)> = Vec::new();
@@ -56,11 +98,13 @@ pub fn check_resume(
         let pos = pos_of(record.index);
         check_record(&at, &record, pos.map(|p| &jobs[p]), config)?;
         if pos != Some(prefix.len()) {
-            return refused(format!(
-                "{at}: game {} where the schedule has game {}: arena writes {GAMES_JSONL} in schedule order, so it did not write this file",
-                record.index,
-                jobs.get(prefix.len()).map_or_else(|| "none".to_string(), |j| j.index.to_string())
-            ));
+            return Err(ResumeError::OutOfOrder {
+                at,
+                index: record.index,
+                expected: jobs
+                    .get(prefix.len())
+                    .map_or_else(|| "none".to_string(), |j| j.index.to_string()),
+            });
         }
         prefix.push((digest(&record), line as u32));
     }
@@ -72,11 +116,12 @@ pub fn check_resume(
         let pos = pos_of(record.index);
         check_record(&at, &record, pos.map(|p| &jobs[p]), config)?;
         let disagree = |other: &GameRecord, other_at: &str| {
-            refused(format!(
-                "game {}: {other_at} and {at} disagree ({} differs): two different records of one game",
-                record.index,
-                first_difference(other, &record)
-            ))
+            Err(ResumeError::Disagree {
+                index: record.index,
+                first: other_at.to_string(),
+                second: at.clone(),
+                field: first_difference(other, &record),
+            })
         };
         match pos {
             Some(p) if p < prefix.len() => {
@@ -85,8 +130,8 @@ pub fn check_resume(
                     let other = Records::open(&games, Tail::Torn, true)?
                         .find_map(|l| l.ok().filter(|l| l.line == gline as usize))
                         .map(|l| l.record)
-                        .ok_or_else(|| {
-                            StoreError::Refused(format!("{}: changed while read", games.display()))
+                        .ok_or_else(|| ResumeError::Changed {
+                            path: games.clone(),
                         })?;
                     return disagree(&other, &place(&games, gline as usize));
                 }
@@ -115,12 +160,12 @@ pub fn check_record(
     rec: &GameRecord,
     job: Option<&GameJob>,
     config: &Normalized,
-) -> Result<(), StoreError> {
+) -> Result<(), ResumeError> {
     let Some(job) = job else {
-        return refused(format!(
-            "{at}: index {} is not a game of this run; the record was not written by it",
-            rec.index
-        ));
+        return Err(ResumeError::NotInSchedule {
+            at: at.to_string(),
+            index: rec.index,
+        });
     };
     let name = |b: usize| config.bots[b].name.as_str();
     let params: BTreeMap<String, String> = config.params.iter().cloned().collect();
@@ -148,19 +193,21 @@ pub fn check_record(
     ];
     for (field, got, want) in checks {
         if got != want {
-            return refused(format!(
-                "{at}: game {}: {field} is `{}`, but the schedule of this config and seed says `{}`; the record was not written by this run",
-                job.index,
-                escape(&got),
-                escape(&want)
-            ));
+            return Err(ResumeError::NotScheduled {
+                at: at.to_string(),
+                index: job.index,
+                field,
+                got: escape(&got).to_string(),
+                want: escape(&want).to_string(),
+            });
         }
     }
     if let Some(why) = super::openings::check_opening(rec, job, config) {
-        return refused(format!(
-            "{at}: game {}: {why}; the record was not written by this run",
-            job.index
-        ));
+        return Err(ResumeError::WrongOpening {
+            at: at.to_string(),
+            index: job.index,
+            why,
+        });
     }
     Ok(())
 }

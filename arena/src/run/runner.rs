@@ -26,10 +26,60 @@ use arena_core::record::{GameRecord, Reason};
 pub enum TournamentError {
     #[error("{}: {source}", path.display())]
     Io { path: PathBuf, source: io::Error },
-    /// A run directory that does not fit what was asked (existing run,
-    /// mismatched config, corrupt or forged file).
-    #[error("{0}")]
-    Refused(String),
+    /// What the store refused: a directory not arena's, locked, a manifest
+    /// or file that is not one arena writes.
+    #[error(transparent)]
+    Store(StoreError),
+    /// Records the run does not trust (`--resume`).
+    #[error(transparent)]
+    Records(Box<super::resume::ResumeError>),
+    /// Shards that do not make one run (`arena merge`).
+    #[error(transparent)]
+    Merge(Box<super::merge::MergeError>),
+    /// A directory with a run's files but no manifest.
+    #[error("{} holds {file} but no {MANIFEST}: not a run arena wrote, so it neither resumes nor overwrites it; choose another --out", dir.display())]
+    NotARun { dir: PathBuf, file: String },
+    /// A directory holding a complete run, without `--overwrite`.
+    #[error("{} already holds a run ({run}), and it is complete: nothing is left to resume; use --overwrite to replace it, or --out for another directory", dir.display())]
+    Complete { dir: PathBuf, run: String },
+    /// A directory holding an unfinished run, without `--resume` or `--overwrite`.
+    #[error("{} already holds a run ({run}, {status}); use --resume to finish it, --overwrite to replace it, or --out for another directory", dir.display())]
+    Occupied {
+        dir: PathBuf,
+        run: String,
+        status: Status,
+    },
+    /// `--resume` of a run of another config, seed or shard.
+    #[error("cannot resume {}: it holds {old} (config fingerprint {old_fingerprint}), but this is {new} (config fingerprint {new_fingerprint}); the config, seed or shard differ", dir.display())]
+    OtherRun {
+        dir: PathBuf,
+        old: String,
+        old_fingerprint: String,
+        new: String,
+        new_fingerprint: String,
+    },
+    /// `--resume` of a run with another stop rule.
+    #[error("cannot resume {}: its run stops on {old}, this one on {new}", dir.display())]
+    OtherStopRule {
+        dir: PathBuf,
+        old: String,
+        new: String,
+    },
+    /// A gauntlet `sprt` in a run's config that does not parse.
+    #[error("sprt `{text}` in the run's config: {source}")]
+    BadSprt {
+        text: String,
+        source: crate::rating::sprt::SprtParamError,
+    },
+    /// The threads games run on could not be started.
+    #[error("cannot start the game threads: {0}")]
+    Threads(io::Error),
+    /// A game's task ended without a record (a panic in arena).
+    #[error("a game task failed: {0}")]
+    GameTask(String),
+    /// The journal writer's thread ended before the games did.
+    #[error("the journal writer stopped")]
+    WriterGone,
     /// The player could not play a game (not a bot's fault: arena's or the machine's).
     #[error("game {index}: {source}")]
     Player { index: u64, source: PlayerError },
@@ -119,9 +169,23 @@ impl From<StoreError> for TournamentError {
     fn from(e: StoreError) -> Self {
         match e {
             StoreError::Io { path, source } => TournamentError::Io { path, source },
-            StoreError::Refused(m) => TournamentError::Refused(m),
-            e @ StoreError::BadRecord { .. } => TournamentError::Refused(e.to_string()),
+            e => TournamentError::Store(e),
         }
+    }
+}
+
+impl From<super::resume::ResumeError> for TournamentError {
+    fn from(e: super::resume::ResumeError) -> Self {
+        match e {
+            super::resume::ResumeError::Store(e) => e.into(),
+            e => TournamentError::Records(Box::new(e)),
+        }
+    }
+}
+
+impl From<super::merge::MergeError> for TournamentError {
+    fn from(e: super::merge::MergeError) -> Self {
+        TournamentError::Merge(Box::new(e))
     }
 }
 
@@ -286,9 +350,10 @@ fn gauntlet_sprt(
     let (Some(text), Some(champion)) = (&config.sprt, &config.champion) else {
         return Ok(None);
     };
-    let params: SprtParams = text
-        .parse()
-        .map_err(|e| TournamentError::Refused(format!("sprt `{text}` in the run's config: {e}")))?;
+    let params: SprtParams = text.parse().map_err(|source| TournamentError::BadSprt {
+        text: text.clone(),
+        source,
+    })?;
     let tests: Vec<PairingTest> = config
         .bots
         .iter()
@@ -749,14 +814,13 @@ fn prepare_dir(
     jobs: &[GameJob],
     opts: &RunOptions,
 ) -> Result<store::Resumed, TournamentError> {
-    let refuse = |m: String| Err(TournamentError::Refused(m));
     let old = match Manifest::read(dir)? {
         None => {
-            if let Some(f) = store::holds_run_files(dir) {
-                return refuse(format!(
-                    "{} holds {f} but no {MANIFEST}: not a run arena wrote, so it neither resumes nor overwrites it; choose another --out",
-                    dir.display()
-                ));
+            if let Some(file) = store::holds_run_files(dir) {
+                return Err(TournamentError::NotARun {
+                    dir: dir.to_path_buf(),
+                    file,
+                });
             }
             return Ok(store::Resumed::default());
         }
@@ -768,37 +832,34 @@ fn prepare_dir(
     }
     if !opts.resume && old.status == Status::Complete {
         // A finished run has nothing left to resume: do not suggest it.
-        return refuse(format!(
-            "{} already holds a run ({}), and it is complete: nothing is left to resume; use --overwrite to replace it, or --out for another directory",
-            dir.display(),
-            old.describe(),
-        ));
+        return Err(TournamentError::Complete {
+            dir: dir.to_path_buf(),
+            run: old.describe(),
+        });
     }
     if !opts.resume {
-        return refuse(format!(
-            "{} already holds a run ({}, {}); use --resume to finish it, --overwrite to replace it, or --out for another directory",
-            dir.display(),
-            old.describe(),
-            old.status
-        ));
+        return Err(TournamentError::Occupied {
+            dir: dir.to_path_buf(),
+            run: old.describe(),
+            status: old.status,
+        });
     }
     if old.fingerprint != manifest.fingerprint || old.shard != manifest.shard {
-        return refuse(format!(
-            "cannot resume {}: it holds {} (config fingerprint {}), but this is {} (config fingerprint {}); the config, seed or shard differ",
-            dir.display(),
-            old.describe(),
-            old.fingerprint,
-            manifest.describe(),
-            manifest.fingerprint
-        ));
+        return Err(TournamentError::OtherRun {
+            dir: dir.to_path_buf(),
+            old: old.describe(),
+            old_fingerprint: old.fingerprint,
+            new: manifest.describe(),
+            new_fingerprint: manifest.fingerprint.clone(),
+        });
     }
     if old.stop_rule != manifest.stop_rule {
-        return refuse(format!(
-            "cannot resume {}: its run stops on {}, this one on {}",
-            dir.display(),
-            old.stop_rule.as_deref().unwrap_or("its last game"),
-            manifest.stop_rule.as_deref().unwrap_or("its last game")
-        ));
+        let rule = |r: &Option<String>| r.as_deref().unwrap_or("its last game").to_string();
+        return Err(TournamentError::OtherStopRule {
+            dir: dir.to_path_buf(),
+            old: rule(&old.stop_rule),
+            new: rule(&manifest.stop_rule),
+        });
     }
     let done = super::resume::check_resume(dir, jobs, config)?;
     // The games to play again start with no log of their own.
@@ -826,11 +887,8 @@ async fn drive<P: Player>(
     ended: Ends,
     streaks: Option<DeadStreaks>,
 ) -> Result<(), DriveStop> {
-    let lanes = Lanes::start(concurrency.min(jobs.len()).max(1), affinity).map_err(|e| {
-        DriveStop::Error(TournamentError::Refused(format!(
-            "cannot start the game threads: {e}"
-        )))
-    })?;
+    let lanes = Lanes::start(concurrency.min(jobs.len()).max(1), affinity)
+        .map_err(|e| DriveStop::Error(TournamentError::Threads(e)))?;
     let outcome = drive_lanes(&lanes, jobs, player.clone(), tx, ended, streaks).await;
     lanes
         .on_each(|lane| {
@@ -865,11 +923,7 @@ async fn drive_lanes<P: Player>(
                     source,
                 }))
             }
-            Err(e) => {
-                return Err(DriveStop::Error(TournamentError::Refused(format!(
-                    "a game task failed: {e}"
-                ))))
-            }
+            Err(e) => return Err(DriveStop::Error(TournamentError::GameTask(e.to_string()))),
         };
         if (rec.index, rec.round, rec.pair, rec.seed) != (job.index, job.round, job.pair, job.seed)
         {
@@ -884,11 +938,8 @@ async fn drive_lanes<P: Player>(
         // Seen before any further game starts: a broken bot's streak
         // stops the run at once (the record itself is kept).
         let dead = streaks.as_mut().and_then(|s| s.add(&rec));
-        tx.send(rec).map_err(|_| {
-            DriveStop::Error(TournamentError::Refused(
-                "the journal writer stopped".into(),
-            ))
-        })?;
+        tx.send(rec)
+            .map_err(|_| DriveStop::Error(TournamentError::WriterGone))?;
         match dead {
             Some(d) => Err(DriveStop::DeadBot(Box::new(d))),
             None => Ok(()),
@@ -1193,7 +1244,9 @@ mod tests {
         j.write_all(b"{\"index\": 17, \"rou").unwrap();
 
         let again = rt.block_on(run(&c, fake(&c, None), &opts(&part, 2)));
-        assert!(matches!(again, Err(TournamentError::Refused(ref m)) if m.contains("--resume")));
+        assert!(
+            matches!(again, Err(ref e @ TournamentError::Occupied { .. }) if e.to_string().contains("--resume"))
+        );
         // The log of the game that failed is stale: resume removes it, and
         // only it.
         fs::write(part.join("logs/game00009-seat0-bot1.log"), "half").unwrap();

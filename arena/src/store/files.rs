@@ -6,7 +6,7 @@ use std::io::{self, Read, Write};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use super::{io_err, refused, StoreError};
+use super::{io_err, StoreError};
 
 /// Makes `dir` a private directory: created mode 0700 (with its missing
 /// parents), or, when it exists, checked to be a directory owned by the
@@ -35,10 +35,7 @@ pub fn private_dir(dir: &Path) -> Result<(), StoreError> {
 pub fn private_subdir(dir: &Path, name: &str) -> Result<PathBuf, StoreError> {
     let path = dir.join(name);
     match fs::symlink_metadata(&path) {
-        Ok(m) if m.file_type().is_symlink() => refused(format!(
-            "{} is a symbolic link; arena writes only into directories it made",
-            path.display()
-        )),
+        Ok(m) if m.file_type().is_symlink() => Err(StoreError::Symlink { path }),
         Ok(m) => check_private(&path, &m).map(|()| path),
         Err(e) if e.kind() == io::ErrorKind::NotFound => private_dir(&path).map(|()| path),
         Err(e) => Err(io_err(&path)(e)),
@@ -47,15 +44,17 @@ pub fn private_subdir(dir: &Path, name: &str) -> Result<PathBuf, StoreError> {
 
 fn check_private(dir: &Path, meta: &fs::Metadata) -> Result<(), StoreError> {
     if !meta.is_dir() {
-        return refused(format!("{} is not a directory", dir.display()));
+        return Err(StoreError::NotADirectory {
+            path: dir.to_path_buf(),
+        });
     }
     let me = nix::unistd::geteuid().as_raw();
     if meta.uid() != me {
-        return refused(format!(
-            "{} belongs to uid {}, not to uid {me} running arena: whoever owns it could change the results; choose another --out (or chown it)",
-            dir.display(),
-            meta.uid()
-        ));
+        return Err(StoreError::NotOurs {
+            path: dir.to_path_buf(),
+            owner: meta.uid(),
+            me,
+        });
     }
     if meta.mode() & 0o7777 != 0o700 {
         fs::set_permissions(dir, fs::Permissions::from_mode(0o700)).map_err(io_err(dir))?;

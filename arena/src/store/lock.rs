@@ -35,11 +35,10 @@ impl RunLock {
         let lock = nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusiveNonblock)
             .map_err(|(_, errno)| {
                 if errno == nix::errno::Errno::EWOULDBLOCK {
-                    StoreError::Refused(format!(
-                        "another arena is running in {} (it holds {}); wait for it to finish or stop it first",
-                        dir.display(),
-                        path.display()
-                    ))
+                    StoreError::Locked {
+                        dir: dir.to_path_buf(),
+                        lock: path.clone(),
+                    }
                 } else {
                     io_err(&path)(errno.into())
                 }

@@ -120,8 +120,9 @@ impl Manifest {
     /// a file list naming paths outside the directory) is refused.
     pub fn read(dir: &Path) -> Result<Option<Manifest>, StoreError> {
         let path = dir.join(MANIFEST);
-        let bad = |why: String| {
-            StoreError::Refused(format!("{}: not a run manifest ({why})", path.display()))
+        let bad = |why: String| StoreError::NotAManifest {
+            path: path.clone(),
+            why,
         };
         let bytes = match read_bounded(&path, MAX_MANIFEST_BYTES) {
             Ok(b) => b,

@@ -123,10 +123,27 @@ pub fn run_files() -> Vec<String> {
 pub enum StoreError {
     #[error("{}: {source}", path.display())]
     Io { path: PathBuf, source: io::Error },
-    /// A directory or file that does not fit what was asked (another
-    /// user's directory, an existing run, a forged or corrupt record).
-    #[error("{0}")]
-    Refused(String),
+    /// A symbolic link where arena would make or use a directory of a run.
+    #[error("{} is a symbolic link; arena writes only into directories it made", path.display())]
+    Symlink { path: PathBuf },
+    /// Something other than a directory where a run's directory should be.
+    #[error("{} is not a directory", path.display())]
+    NotADirectory { path: PathBuf },
+    /// A directory of another user: its owner could forge results into it.
+    #[error("{} belongs to uid {owner}, not to uid {me} running arena: whoever owns it could change the results; choose another --out (or chown it)", path.display())]
+    NotOurs { path: PathBuf, owner: u32, me: u32 },
+    /// A file arena reads that is not a regular file, or too big.
+    #[error("{}: {source}", path.display())]
+    Unreadable { path: PathBuf, source: ReadError },
+    /// Another process holds the directory's lock.
+    #[error("another arena is running in {} (it holds {}); wait for it to finish or stop it first", dir.display(), lock.display())]
+    Locked { dir: PathBuf, lock: PathBuf },
+    /// A `tournament.json` that is not a manifest arena writes.
+    #[error("{}: not a run manifest ({why})", path.display())]
+    NotAManifest { path: PathBuf, why: String },
+    /// A `ratings.csv` that does not parse.
+    #[error("{}: {message}", path.display())]
+    BadRatings { path: PathBuf, message: String },
     /// A line of a games file that is not a game record.
     #[error("{}:{line}: not a game record: {message}", path.display())]
     BadRecord {
@@ -141,8 +158,4 @@ pub fn io_err(path: &Path) -> impl FnOnce(io::Error) -> StoreError + '_ {
         path: path.to_path_buf(),
         source,
     }
-}
-
-pub(crate) fn refused<T>(message: String) -> Result<T, StoreError> {
-    Err(StoreError::Refused(message))
 }

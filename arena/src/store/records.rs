@@ -48,8 +48,12 @@ impl Records {
         let reader = match fs::metadata(path) {
             Err(e) if e.kind() == io::ErrorKind::NotFound && missing_ok => None,
             other => {
-                check_regular(&other.map_err(io_err(path))?, None)
-                    .map_err(|e| StoreError::Refused(format!("{}: {e}", path.display())))?;
+                check_regular(&other.map_err(io_err(path))?, None).map_err(|source| {
+                    StoreError::Unreadable {
+                        path: path.to_path_buf(),
+                        source,
+                    }
+                })?;
                 Some(io::BufReader::new(File::open(path).map_err(io_err(path))?))
             }
         };
@@ -230,8 +234,9 @@ pub enum LoadError {
         line: u64,
         message: String,
     },
-    #[error("{0}")]
-    Refused(String),
+    /// A file or directory the store refused (not arena's, not readable).
+    #[error(transparent)]
+    Refused(StoreError),
 }
 
 impl From<StoreError> for LoadError {
@@ -247,7 +252,7 @@ impl From<StoreError> for LoadError {
                 line: line as u64,
                 message,
             },
-            StoreError::Refused(m) => LoadError::Refused(m),
+            e => LoadError::Refused(e),
         }
     }
 }
@@ -664,7 +669,10 @@ pub fn read_ratings(dir: &Path) -> Result<Option<Vec<RatingsRow>>, StoreError> {
     }
     parse_ratings(&text)
         .map(Some)
-        .map_err(|e| StoreError::Refused(format!("{}: {e}", path.display())))
+        .map_err(|e| StoreError::BadRatings {
+            path: path.clone(),
+            message: e.to_string(),
+        })
 }
 
 pub fn jsonl_line(r: &GameRecord) -> Vec<u8> {
