@@ -228,7 +228,7 @@ pub fn merge(dirs: &[PathBuf], out: Option<&Path>) -> Result<MergeSummary, Tourn
     }
     let out = out
         .map(Path::to_path_buf)
-        .unwrap_or_else(|| Path::new("reports").join(&first.name));
+        .unwrap_or_else(|| store::default_run_dir(&first.name));
     let lock = RunLock::acquire(&out)?;
     let mut manifest = Manifest::new(&first.config, jobs.len() as u64, None, jobs.len() as u64);
     manifest.stop_rule = replay.as_ref().map(|r| r.text.clone());

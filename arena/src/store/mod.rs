@@ -76,6 +76,21 @@ pub const SPRT_CSV: &str = "sprt.csv";
 pub const INDEX_HTML: &str = "index.html";
 /// Held (flock) by the process running in a directory.
 pub const LOCK: &str = ".arena.lock";
+/// Where runs go unless told (`--out`): `reports/NAME`, relative to where
+/// arena runs.
+pub const REPORTS: &str = "reports";
+
+/// The directory of the run named `name` unless told: `reports/NAME`.
+pub fn default_run_dir(name: &str) -> PathBuf {
+    Path::new(REPORTS).join(name)
+}
+
+/// The name of shard `k` of `n` in its run's directory, `shard-K-of-N`
+/// (`k` may be a placeholder: `K`, or a script's variable).
+pub fn shard_dir_name(k: impl std::fmt::Display, n: u64) -> String {
+    format!("shard-{k}-of-{n}")
+}
+
 /// The report's replay blocks (`replays/block-NNNNN.js`, which
 /// `report/html.rs` writes): named here with every other name of a run
 /// directory, so that `--overwrite` knows them.

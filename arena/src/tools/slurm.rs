@@ -81,7 +81,8 @@ pub const MERGE_SCRIPT: &str = "merge.sbatch";
 
 impl Plan {
     pub fn shard_dir(&self, k: u64) -> PathBuf {
-        self.run_dir.join(format!("shard-{k}-of-{}", self.shards))
+        self.run_dir
+            .join(crate::store::shard_dir_name(k, self.shards))
     }
 
     pub fn slurm_dir(&self) -> PathBuf {
@@ -211,7 +212,7 @@ impl Plan {
             crate::store::MANIFEST
         ));
         let dirs: Vec<String> = (1..=n)
-            .map(|k| format!("\"$run/shard-{k}-of-{n}\""))
+            .map(|k| format!("\"$run/{}\"", crate::store::shard_dir_name(k, n)))
             .collect();
         l.push(format!(
             "  \"$arena\" merge {} --out \"$run\"",
