@@ -7,7 +7,7 @@
 pub mod display;
 pub mod lanes;
 pub mod process;
-pub mod rating;
+pub use arena_rating as rating;
 pub mod referee;
 pub mod report;
 pub mod run;

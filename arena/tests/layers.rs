@@ -37,6 +37,10 @@ const RULES: &[(&str, &[&str])] = &[
         "standings",
         &["process", "referee", "store", "run", "report", "tools"],
     ),
+    // The rating maths is its own crate, `arena-rating` (arena/rating/),
+    // re-exported as `crate::rating`: it names nothing of arena (cargo
+    // refuses the cycle a dependency on arena would make); arena's modules
+    // that must not use it are listed here.
     (
         "rating",
         &[

@@ -9,14 +9,18 @@ use arena_core::record::GameRecord;
 /// the losses were by forfeit (timeout, crash, illegal move, protocol).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Tally {
+    /// Games won.
     pub wins: u64,
+    /// Games drawn.
     pub draws: u64,
+    /// Games lost.
     pub losses: u64,
     /// Of the losses, forfeits (counted only from records, which say why).
     pub forfeits: u64,
 }
 
 impl Tally {
+    /// Games counted.
     pub fn games(&self) -> u64 {
         self.wins + self.draws + self.losses
     }
