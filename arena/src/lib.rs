@@ -7,10 +7,11 @@
 pub mod display;
 pub mod lanes;
 pub mod process;
-pub mod rating;
+pub use arena_rating as rating;
 pub mod referee;
 pub mod report;
 pub mod run;
+pub mod settings;
 pub mod standings;
 pub mod store;
 pub mod tools;

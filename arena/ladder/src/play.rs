@@ -17,10 +17,10 @@ use std::sync::Arc;
 
 use arena::process::{BotSpec, LimitSettings, Limits, Sandbox};
 use arena::referee::{GameSetup, IllegalOpening, MoveFeed, TimeControl};
-use arena::run::openings::{Order, SuiteSpec};
 use arena::run::referee_player::{resolved_command, RefereePlayer};
 use arena::run::runner::{Player, PlayerError};
 use arena::run::schedule::GameJob;
+use arena::settings::{Order, SuiteSpec};
 use arena_core::games::AnyGame;
 use arena_core::protocol::Budget;
 use arena_core::record::GameRecord;

@@ -9,12 +9,12 @@ use clap::Args;
 use super::Error;
 use arena::display::escape;
 use arena::process::{BotSpec, LimitSettings, Limits, Sandbox};
+use arena::rating::Tally;
 use arena::rating::{self, RatingOptions};
 use arena::referee::{Adjudication, TimeControl};
 use arena::run::config::{parse_st, parse_tc};
 use arena::run::matchplay::{self, MatchConfig, MatchError, MatchRun};
 use arena::run::openings::{self, OpeningChoice};
-use arena::standings::Tally;
 use arena_core::games;
 use arena_core::record::GameRecord;
 
@@ -248,17 +248,17 @@ fn parse_games(text: &str) -> Result<u64, String> {
     match text.trim().parse::<i128>() {
         Ok(n) if n < 0 => Err(format!(
             "the number of games must be a positive number (from 1 to {}), not {n}",
-            arena::run::schedule::MAX_GAMES
+            arena::settings::MAX_GAMES
         )),
         Ok(n) => u64::try_from(n).map_err(|_| {
             format!(
                 "the number of games must be from 1 to {}",
-                arena::run::schedule::MAX_GAMES
+                arena::settings::MAX_GAMES
             )
         }),
         Err(_) => Err(format!(
             "the number of games must be a positive number (from 1 to {}), not `{text}`",
-            arena::run::schedule::MAX_GAMES
+            arena::settings::MAX_GAMES
         )),
     }
 }
@@ -329,10 +329,10 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
     let games = args
         .games
         .unwrap_or(if args.sprt.is_some() { 20_000 } else { 2 });
-    if games == 0 || games > arena::run::schedule::MAX_GAMES {
+    if games == 0 || games > arena::settings::MAX_GAMES {
         return Err(format!(
             "--games must be from 1 to {} (got {games})",
-            arena::run::schedule::MAX_GAMES
+            arena::settings::MAX_GAMES
         ));
     }
     if args.sprt.is_some() && games % 2 == 1 {
@@ -348,7 +348,7 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
         (Some(file), None) => OpeningChoice::File {
             path: PathBuf::from(file),
             written: file.clone(),
-            order: openings::Order::Random,
+            order: arena::settings::Order::Random,
             start: 1,
         },
         (None, None) => OpeningChoice::Default,

@@ -67,7 +67,7 @@ pub fn run(args: SlurmArgs) -> Result<(), Error> {
         &args
             .out
             .clone()
-            .unwrap_or_else(|| Path::new("reports").join(&config.name)),
+            .unwrap_or_else(|| arena::store::default_run_dir(&config.name)),
     );
     let plan = Plan {
         name: config.name.clone(),
@@ -89,7 +89,7 @@ pub fn run(args: SlurmArgs) -> Result<(), Error> {
     // A gauntlet with `sprt` is split by pairing, any other run by pair.
     let (units, what) = if normalized.sprt.is_some() {
         let pairings: std::collections::BTreeSet<[usize; 2]> =
-            jobs.iter().map(arena::store::pairing_of).collect();
+            jobs.iter().map(arena::run::stop::pairing_of).collect();
         (
             pairings.len(),
             "pairings (a gauntlet with `sprt` shards by pairing)",
@@ -135,7 +135,9 @@ pub fn run(args: SlurmArgs) -> Result<(), Error> {
     let n = plan.shards;
     println!(
         "shards: job {array} (array 1-{n}: task K plays shard K/{n} into {})",
-        plan.run_dir.join(format!("shard-K-of-{n}")).display()
+        plan.run_dir
+            .join(arena::store::shard_dir_name("K", n))
+            .display()
     );
     println!("merge:  job {merge} (starts once every task of {array} has succeeded)");
     println!(

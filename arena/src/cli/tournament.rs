@@ -9,8 +9,8 @@ use clap::Args;
 use super::Error;
 use arena::display::escape;
 use arena::run::config::{Config, ConfigError};
-use arena::run::schedule::Shard;
 use arena::run::{self, ProgressMode, RefereePlayer, RunOptions};
+use arena::settings::Shard;
 use arena::store;
 
 /// `arena tournament CONFIG`.
@@ -98,9 +98,9 @@ fn run_one(args: &TournamentArgs, path: &Path) -> Result<(), Error> {
         }));
     }
     let out = args.out.clone().unwrap_or_else(|| {
-        let base = Path::new("reports").join(&config.name);
+        let base = arena::store::default_run_dir(&config.name);
         match args.shard {
-            Some(s) => base.join(format!("shard-{}-of-{}", s.k, s.n)),
+            Some(s) => base.join(arena::store::shard_dir_name(s.k, s.n)),
             None => base,
         }
     });

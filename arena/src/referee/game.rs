@@ -8,12 +8,13 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::adjudicate::{self, Adjudicator};
+use super::clock::SeatClock;
 use super::seat::{self, Info, Misstep};
 use super::GameSetup;
 use crate::process::{Bot, BotFailure, BotSpec};
 use arena_core::games::{AnyState, Seat};
-use arena_core::protocol::{self, Budget, Go};
-use arena_core::record::{Clock, GameRecord, GameResult, MoveRecord, Reason, SeatRecord};
+use arena_core::protocol::{self, Budget};
+use arena_core::record::{GameRecord, GameResult, MoveRecord, Reason, SeatRecord};
 
 fn ms(d: Duration) -> u64 {
     d.as_millis() as u64
@@ -181,8 +182,7 @@ async fn play(
         }
     }
 
-    let tcs = [setup.time_of(0), setup.time_of(1)];
-    let mut clock = tcs.map(|tc| tc.time());
+    let mut clocks = [0, 1].map(|s| SeatClock::new(setup.time_of(s)));
     let mut state_text = state.to_string();
     let mut adjudicator = Adjudicator::new(setup.adjudication);
     loop {
@@ -208,72 +208,28 @@ async fn play(
             (&mut **second, &mut **first)
         };
         let waiting = (!setup.ponder).then_some(waiting);
-        let tc = tcs[seat];
-        let (margin, inc) = (tc.margin(), tc.inc());
 
         // Anything the bot said since its last decision belongs to this one.
         let mut info = std::mem::take(&mut early[seat]);
         if let Err(m) = seat::between_decisions(bot, &mut info).await {
             return table.forfeit(seat, m.failure());
         }
-        let limit = match (tc.movetime(), clock[seat]) {
-            (Some(m), Some(c)) => Some(m.min(c)),
-            (m, c) => m.or(c),
-        };
-        let go = Go {
-            time: clock[seat].map(ms),
-            opptime: clock[1 - seat].map(ms),
-            inc: ms(inc),
-            movetime: tc.movetime_ms,
-            budget: setup.budgets[seat],
-        };
-        let wait = limit.map(|l| tc.wait(l));
+        let clock = &clocks[seat];
+        let go = clock.go(&clocks[1 - seat], setup.budgets[seat]);
+        let wait = clock.deadline();
         let decision =
             match seat::decide(bot, waiting, &state_text, &legal, go, wait, &mut info).await {
                 Ok(d) => d,
                 Err(Misstep::NoAnswer(mut f)) => {
-                    f.detail = match tc.clock {
-                        Clock::Wall => format!(
-                            "no move within {} ms (+{} ms margin)",
-                            limit.map_or(0, ms),
-                            ms(margin)
-                        ),
-                        Clock::Cpu => format!(
-                            "no move within {} ms of wall time (the cpu clock's ceiling for a \
-                             limit of {} ms)",
-                            wait.map_or(0, ms),
-                            limit.map_or(0, ms)
-                        ),
-                    };
+                    f.detail = clock.no_answer();
                     return table.forfeit(seat, f);
                 }
                 Err(m) => return table.forfeit(seat, m.failure()),
             };
-        // The clock's charge: wall time, or the CPU time of the bot's
-        // processes on the cpu clock.
-        let used = tc.charge(decision.used, decision.cpu);
-        if let Some(limit) = limit {
-            if used > limit + margin {
-                let f = BotFailure::new(
-                    Reason::Timeout,
-                    format!(
-                        "move took {:.1} ms{}, limit {} ms (+{} ms margin)",
-                        used.as_secs_f64() * 1e3,
-                        if tc.clock == Clock::Cpu && decision.cpu.is_some() {
-                            " of CPU"
-                        } else {
-                            ""
-                        },
-                        ms(limit),
-                        ms(margin)
-                    ),
-                );
-                bot.mark_failed(f.clone());
-                return table.forfeit(seat, f);
-            }
-        }
-        if let Some(c) = clock[seat].as_mut() {
-            *c = c.saturating_sub(used) + inc;
+        if let Err(over) = clocks[seat].charge(decision.used, decision.cpu) {
+            let f = BotFailure::new(Reason::Timeout, over.to_string());
+            bot.mark_failed(f.clone());
+            return table.forfeit(seat, f);
         }
         let mv = decision.mv;
         let effects = match state.play(&mv) {

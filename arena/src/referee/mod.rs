@@ -13,12 +13,12 @@
 //! [`AnyState::play`]: arena_core::games::AnyState::play
 
 pub mod adjudicate;
+pub mod clock;
 mod game;
 pub mod seat;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
@@ -33,7 +33,7 @@ pub use game::play_game;
 use game::{seat_record, Table};
 
 /// The clock rules of a game, in milliseconds, as configs write them and
-/// manifests keep them. With neither `movetime_ms` nor `time_ms` a bot may
+/// manifests keep them; [`clock::SeatClock`] runs them. With neither `movetime_ms` nor `time_ms` a bot may
 /// think for ever (only sensible for trusted bots; a config must set one).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TimeControl {
@@ -50,54 +50,10 @@ pub struct TimeControl {
     #[serde(default, skip_serializing_if = "Clock::is_wall")]
     pub clock: Clock,
     /// With the CPU clock: how long, in wall time, a decision may take at
-    /// most (a bot that sleeps or blocks uses no CPU); default
-    /// [`TimeControl::ceiling`]'s 5 times its limit plus 1 s.
+    /// most (a bot that sleeps or blocks uses no CPU); default 5 times its
+    /// limit plus 1 s ([`clock::SeatClock::deadline`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ceiling_ms: Option<u64>,
-}
-
-impl TimeControl {
-    /// The limit on each decision.
-    pub fn movetime(&self) -> Option<Duration> {
-        self.movetime_ms.map(Duration::from_millis)
-    }
-
-    /// Each side's game clock at the start.
-    pub fn time(&self) -> Option<Duration> {
-        self.time_ms.map(Duration::from_millis)
-    }
-
-    /// Added to the mover's game clock after each of its moves.
-    pub fn inc(&self) -> Duration {
-        Duration::from_millis(self.inc_ms)
-    }
-
-    /// Tolerated overrun before a bot loses on time.
-    pub fn margin(&self) -> Duration {
-        Duration::from_millis(self.margin_ms)
-    }
-
-    /// How long to wait for a decision whose limit is `limit`: the limit
-    /// and margin on the wall clock; on the CPU clock, the wall-clock
-    /// ceiling (`ceiling_ms`, else 5 times the limit plus 1 s).
-    pub fn wait(&self, limit: Duration) -> Duration {
-        match self.clock {
-            Clock::Wall => limit + self.margin(),
-            Clock::Cpu => self
-                .ceiling_ms
-                .map_or_else(|| limit * 5 + Duration::from_secs(1), Duration::from_millis),
-        }
-    }
-
-    /// What a decision that took `wall` (and `cpu`, where measured) costs
-    /// its clock: the wall time, or on the CPU clock the CPU time (wall
-    /// time where none could be measured).
-    pub fn charge(&self, wall: Duration, cpu: Option<Duration>) -> Duration {
-        match (self.clock, cpu) {
-            (Clock::Cpu, Some(cpu)) => cpu,
-            _ => wall,
-        }
-    }
 }
 
 impl Default for TimeControl {
@@ -486,6 +442,7 @@ mod tests {
     use super::*;
     use arena_core::games::nim::Nim;
     use std::collections::BTreeMap;
+    use std::time::Duration;
 
     fn python() -> &'static str {
         // The real interpreter: a pyenv shim on PATH takes ~0.7 s to start.

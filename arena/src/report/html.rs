@@ -45,7 +45,7 @@ pub const JS: &str = include_str!("assets/report.js");
 const ERROR_TRAP: &str = include_str!("assets/errors.js");
 
 /// The directory of replay blocks beside `index.html`.
-pub const REPLAY_DIR: &str = "replays";
+pub const REPLAY_DIR: &str = store::REPLAYS;
 /// Games per replay block: game `k` is in block `k / BLOCK_GAMES`.
 pub const BLOCK_GAMES: u64 = 100;
 /// Up to this many games, the page lists every game.
@@ -462,20 +462,7 @@ where
 
 /// The name of the block file holding game `index`'s replay.
 pub fn block_name(index: u64) -> String {
-    format!("block-{:05}.js", index / BLOCK_GAMES)
-}
-
-/// Whether `name` is a name [`block_name`] gives.
-pub fn is_block_name(name: &str) -> bool {
-    block_of(name).is_some()
-}
-
-/// The block number of a block file's name.
-fn block_of(name: &str) -> Option<u64> {
-    let n = name.strip_prefix("block-")?.strip_suffix(".js")?;
-    (n.len() >= 5 && n.bytes().all(|b| b.is_ascii_digit()))
-        .then(|| n.parse().ok())
-        .flatten()
+    store::replay_block(index / BLOCK_GAMES)
 }
 
 /// Writes `replays/block-NNNNN.js`: every game's replay, one
@@ -515,7 +502,7 @@ impl BlockWriter {
         let Some((block, buf)) = self.current.take() else {
             return Ok(());
         };
-        let path = self.dir.join(format!("block-{block:05}.js"));
+        let path = self.dir.join(store::replay_block(block));
         let again = !self.written.insert(block);
         let mut f = store::create_or_append(&path, again)?;
         f.write_all(&buf).map_err(store::io_err(&path))
@@ -526,7 +513,7 @@ impl BlockWriter {
         let entries = fs::read_dir(&self.dir).map_err(store::io_err(&self.dir))?;
         for entry in entries {
             let entry = entry.map_err(store::io_err(&self.dir))?;
-            let stale = block_of(&entry.file_name().to_string_lossy())
+            let stale = store::replay_block_of(&entry.file_name().to_string_lossy())
                 .is_some_and(|b| !self.written.contains(&b));
             if stale {
                 fs::remove_file(entry.path()).map_err(store::io_err(&entry.path()))?;

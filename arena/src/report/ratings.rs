@@ -124,7 +124,7 @@ pub fn load_pool(path: &Path) -> Result<Pool, LoadError> {
 
 /// The Wilson interval of a record's score at level `confidence`, in
 /// percent (draws half a point).
-fn wilson_pct(t: &crate::standings::Tally, confidence: f64) -> Option<rating::stats::Interval> {
+fn wilson_pct(t: &crate::rating::Tally, confidence: f64) -> Option<rating::stats::Interval> {
     rating::stats::wilson(t.points(), t.games() as f64, rating::z_of(confidence)).map(|i| {
         rating::stats::Interval {
             lo: 100.0 * i.lo,

@@ -9,7 +9,8 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 
 use crate::rating::stats;
-use crate::standings::{Row, Standings, Tally};
+use crate::rating::Tally;
+use crate::standings::{Row, Standings};
 use crate::store::RatingsRow;
 use arena_core::record::GameRecord;
 

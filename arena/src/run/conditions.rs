@@ -8,47 +8,10 @@
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+use crate::store::{BotFiles, FileHash, Sitting};
 use sha2::{Digest as _, Sha256};
 
 use crate::process::BotSpec;
-
-/// One sitting of a run: an invocation that played some of its games.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Sitting {
-    /// When it began and ended (UTC, RFC 3339); no end: it is going on, or
-    /// was killed.
-    pub started: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ended: Option<String>,
-    /// How it ended when not complete (`interrupted`, a bot that died...).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stopped: Option<String>,
-    pub host: String,
-    /// The CPU model and how many CPUs arena may use.
-    pub cpu: String,
-    pub os: String,
-    pub arena_version: String,
-    /// `git describe` of arena's source at build time ("unknown" outside a
-    /// checkout).
-    pub arena_commit: String,
-    /// Per bot, the files its command names, hashed.
-    pub bots: Vec<BotFiles>,
-}
-
-/// The program files of one bot's command.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BotFiles {
-    pub name: String,
-    pub files: Vec<FileHash>,
-}
-
-/// A file and its sha256 (hex), or why it could not be read.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FileHash {
-    pub path: String,
-    pub sha256: String,
-}
 
 impl Sitting {
     /// A sitting beginning now, with the program files of `bots`.

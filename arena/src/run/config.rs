@@ -7,7 +7,6 @@
 //! `command[0]` when it contains a `/` (relative to the bot's `cwd`).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -15,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::process::{LimitSettings, Sandbox};
 use crate::rating::RatingOptions;
 use crate::referee::{Adjudication, TimeControl};
+use crate::settings::{FormatKind, Normalized, NormalizedBot};
 use arena_core::games;
 use arena_core::protocol::Budget;
 use arena_core::record::Clock;
@@ -30,19 +30,6 @@ pub struct ConfigError {
     /// Dotted key path, e.g. `bots[2].command`; `(file)` for the file as a whole.
     pub key: String,
     pub reason: String,
-}
-
-/// The tournament format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum FormatKind {
-    /// Every bot plays every other bot `games` times.
-    #[default]
-    RoundRobin,
-    /// The `champion` plays every other bot `games` times; the others do not meet.
-    Gauntlet,
-    /// `arena match`: two bots, the first in seat 0 of even games (not for configs).
-    Match,
 }
 
 /// The config file as written (after TOML parsing, before validation).
@@ -350,7 +337,7 @@ pub struct Config {
     /// Random plies each pair opens with (0 with a suite, or none).
     pub random_opening_plies: u32,
     /// The opening suite, read and checked (`openings`).
-    pub openings: Option<crate::run::openings::SuiteSpec>,
+    pub openings: Option<crate::settings::SuiteSpec>,
     /// Whether the bot not on move keeps running (off: it is frozen).
     pub ponder: bool,
     /// `[adjudication]`'s `resign` and `draw`: when the bots' agreed
@@ -376,64 +363,6 @@ pub struct Config {
     /// `confidence`: the level of every interval of the ratings (0.95 by
     /// default). Not part of the fingerprint either.
     pub confidence: f64,
-}
-
-/// What identifies a tournament's results: everything that changes which
-/// games are played or how (not concurrency, not where outputs go, not how
-/// bots are built). Stored in each run's manifest.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Normalized {
-    pub name: String,
-    pub game: String,
-    pub params: Vec<(String, String)>,
-    pub format: FormatKind,
-    pub champion: Option<String>,
-    /// A gauntlet's `sprt` ([`Config::sprt`]): which games are played
-    /// depends on it. Left out without one, so configs without it keep
-    /// their fingerprint.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sprt: Option<String>,
-    pub games: u32,
-    pub seed: u64,
-    pub random_opening_plies: u32,
-    /// The opening suite and its lines (left out without one, so configs
-    /// without a suite keep their fingerprint; with one, the fingerprint
-    /// changes when any line, the order or the start does).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub openings: Option<crate::run::openings::SuiteSpec>,
-    /// Left out when off, so configs without it keep their fingerprint.
-    #[serde(default, skip_serializing_if = "is_default")]
-    pub ponder: bool,
-    /// Score adjudication (`resign`, `draw`): left out when unset, so
-    /// configs without it keep their fingerprint.
-    #[serde(default, skip_serializing_if = "is_default")]
-    pub adjudication: Adjudication,
-    pub time_control: TimeControl,
-    pub bots: Vec<NormalizedBot>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct NormalizedBot {
-    pub name: String,
-    pub command: Vec<String>,
-    pub cwd: String,
-    pub env: BTreeMap<String, String>,
-    /// Left out when unset, so configs without limits keep their fingerprint.
-    #[serde(default, skip_serializing_if = "is_default")]
-    pub limits: LimitSettings,
-    #[serde(default, skip_serializing_if = "is_default")]
-    pub sandbox: Sandbox,
-    /// `keep_bots`: a well-behaved bot plays the same with or without it,
-    /// but a bot that carries state from game to game does not.
-    #[serde(default, skip_serializing_if = "is_default")]
-    pub keep: bool,
-    /// Its search budget: other budgets, other games.
-    #[serde(default, skip_serializing_if = "is_default")]
-    pub budget: Budget,
-    /// Its own time control (time odds); left out when it has none, so
-    /// configs without one keep their fingerprint.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub time_control: Option<TimeControl>,
 }
 
 /// Takes `[adjudication]`'s `key` (`resign` or `draw`) out of `table`, if
@@ -466,23 +395,6 @@ fn adjudication_rule<R: serde::de::DeserializeOwned>(
         .map_err(|e: toml::de::Error| format!("{} (its keys: {keys})", e.message().trim()))?;
     check(&rule)?;
     Ok(Some(rule))
-}
-
-fn is_default<T: Default + PartialEq>(v: &T) -> bool {
-    *v == T::default()
-}
-
-impl Normalized {
-    /// A stable 64-bit FNV-1a hash of the canonical JSON, as 16 hex digits.
-    pub fn fingerprint(&self) -> String {
-        let json = serde_json::to_string(self).expect("config serializes");
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for b in json.bytes() {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-        format!("{h:016x}")
-    }
 }
 
 impl Config {
@@ -705,16 +617,15 @@ impl Config {
                 "`match` is what `arena match` records; a config is round-robin or gauntlet".into(),
             ));
         }
-        let total =
-            crate::run::schedule::schedule_len(raw.format, bots.len(), u64::from(raw.games));
-        if total > u128::from(crate::run::schedule::MAX_GAMES) {
+        let total = crate::settings::schedule_len(raw.format, bots.len(), u64::from(raw.games));
+        if total > u128::from(crate::settings::MAX_GAMES) {
             return Err(err(
                 "games",
                 format!(
                     "the schedule would hold {total} games ({} bots, {} per pairing); at most {} games fit in one run",
                     bots.len(),
                     raw.games,
-                    crate::run::schedule::MAX_GAMES
+                    crate::settings::MAX_GAMES
                 ),
             ));
         }
@@ -1036,7 +947,8 @@ impl Config {
 
 use std::os::fd::AsFd;
 
-use crate::run::openings::{OpeningChoice, Order};
+use crate::run::openings::OpeningChoice;
+use crate::settings::Order;
 
 /// What `openings` (or its old spelling `random_opening_plies`) asks for,
 /// and the key to name in errors. A suite's `file` is relative to `base`,
@@ -1194,7 +1106,7 @@ pub struct GameSection {
     /// Random plies each pair opens with (0 with a suite, or none).
     pub random_opening_plies: u32,
     /// The opening suite, read and checked.
-    pub openings: Option<crate::run::openings::SuiteSpec>,
+    pub openings: Option<crate::settings::SuiteSpec>,
 }
 
 /// Validates the tournament keys a ladder config uses (see [`GameSection`]);
@@ -1633,16 +1545,6 @@ fn toml_reason(e: &toml::de::Error, text: &str) -> String {
             format!("{msg} (line {line})")
         }
         None => msg,
-    }
-}
-
-impl fmt::Display for FormatKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            FormatKind::RoundRobin => "round-robin",
-            FormatKind::Gauntlet => "gauntlet",
-            FormatKind::Match => "match",
-        })
     }
 }
 

@@ -8,29 +8,11 @@ use std::collections::{BTreeMap, HashSet};
 use std::hash::{Hash, Hasher};
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
-
-use crate::store::{self, StoreError};
+use crate::store::{self, Distinct, StoreError};
 use arena_core::record::GameRecord;
 
 /// Below this share of distinct pairs a run warns.
 pub const MIN_DISTINCT_PAIRS_PCT: u64 = 95;
-
-/// What a run's games hold, counted.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Distinct {
-    /// Different openings (the moves the referee played first; the initial
-    /// position counts as one).
-    pub openings: u64,
-    pub games: u64,
-    /// Games that differ from every other in opening, seats or moves.
-    pub distinct_games: u64,
-    /// Pairs (games sharing a pair id; a single game of an odd `games` is a
-    /// pair of one).
-    pub pairs: u64,
-    /// Pairs that differ from every other pair in a game of theirs.
-    pub distinct_pairs: u64,
-}
 
 fn hash_of(v: impl Hash) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();

@@ -10,13 +10,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::process::{BotSpec, Limits};
+use crate::rating::Tally;
 use crate::rating::{Sprt, SprtParams, SprtStatus};
 use crate::referee::{self, Adjudication, TimeControl};
-use crate::run::config::{FormatKind, Normalized, NormalizedBot};
 use crate::run::referee_player::RefereePlayer;
-use crate::run::schedule;
 use crate::run::{self, Hooks, ProgressMode, RunOptions, TournamentError};
-use crate::standings::Tally;
+use crate::settings::{FormatKind, Normalized, NormalizedBot};
 use arena_core::games::AnyGame;
 use arena_core::protocol::Budget;
 use arena_core::record::GameRecord;
@@ -110,7 +109,7 @@ pub struct MatchSummary {
     /// Of which played by this invocation (the rest were resumed).
     pub played_now: usize,
     /// Distinct openings, games and pairs of the match.
-    pub distinct: crate::run::distinct::Distinct,
+    pub distinct: crate::store::Distinct,
 }
 
 /// The first bot's points in the games of a match, fed to the sequential
@@ -209,9 +208,9 @@ pub async fn run_match_with(
     run: &MatchRun,
     mut each: impl FnMut(&GameRecord, &[Tally; 2], Option<&Sprt>) + Send,
 ) -> Result<MatchSummary, MatchError> {
-    if config.games == 0 || config.games > schedule::MAX_GAMES {
+    if config.games == 0 || config.games > crate::settings::MAX_GAMES {
         return Err(MatchError::Games {
-            max: schedule::MAX_GAMES,
+            max: crate::settings::MAX_GAMES,
             got: config.games,
         });
     }
@@ -254,9 +253,9 @@ pub async fn run_match_with(
     let test = config.sprt.map(|p| PairTest::new(Sprt::new(p)));
     let stop = test.clone().map(|mut rule| {
         let text = format!("sprt {}", rule.sprt.params());
-        let rule: crate::store::StopRule = Box::new(move |r: &GameRecord| match rule.add(r) {
+        let rule: super::stop::StopRule = Box::new(move |r: &GameRecord| match rule.add(r) {
             Some(SprtStatus::Continue) | None => None,
-            Some(status) => Some(crate::store::Stop::Run(format!(
+            Some(status) => Some(super::stop::Stop::Run(format!(
                 "sprt {}: {status} after {} games",
                 rule.sprt.params(),
                 r.index + 1

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use super::runner::{jobs_for, Sharding, SprtReplay, TournamentError};
 use super::schedule::GameJob;
 use crate::standings::Standings;
-use crate::store::{self, Manifest, RunLock, GAMES_JSONL, JOURNAL, MANIFEST};
+use crate::store::{self, Manifest, RunLock, Status, GAMES_JSONL, JOURNAL, MANIFEST};
 use arena_core::record::GameRecord;
 
 /// What `arena merge` reports.
@@ -23,61 +23,110 @@ pub struct MergeSummary {
     pub ratings: Option<crate::store::RatingSettings>,
 }
 
+/// Why runs were not merged: each says what was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    #[error("merge needs at least one run directory")]
+    NoRuns,
+    #[error("{} does not exist: its run (shard) never started", dir.display())]
+    NeverStarted { dir: PathBuf },
+    #[error("{} holds no {MANIFEST}: not a tournament run", dir.display())]
+    NoManifest { dir: PathBuf },
+    /// Two runs of different configs or seeds.
+    #[error("{} is {run} (config fingerprint {fingerprint}) but {} is {first_run} (config fingerprint {first_fingerprint}): not the same config and seed", dir.display(), first_dir.display())]
+    NotOneRun {
+        dir: PathBuf,
+        run: String,
+        fingerprint: String,
+        first_dir: PathBuf,
+        first_run: String,
+        first_fingerprint: String,
+    },
+    /// A run still running (`resume`: the flags that finish it).
+    #[error("{} ({run}) is not finished: {found} of {games} games; finish it with `arena tournament ... --resume{resume}`", dir.display())]
+    Unfinished {
+        dir: PathBuf,
+        run: String,
+        found: usize,
+        games: u64,
+        resume: String,
+    },
+    /// A game its pairing's sprt test had already ended.
+    #[error(
+        "{at}: game {index} comes after its pairing's sprt test decided: not a game of this run"
+    )]
+    AfterDecision { at: String, index: u64 },
+    #[error("game {index} is in both {first} and {second}")]
+    Twice {
+        index: u64,
+        first: String,
+        second: String,
+    },
+    #[error("{at}: game {index} comes after game {prev}: {} is not in schedule order, so arena did not write it", path.display())]
+    OutOfOrder {
+        at: String,
+        index: u64,
+        prev: u64,
+        path: PathBuf,
+    },
+    /// Games none of the runs holds (`games`: "game 3" or "games 1, 2 and 5
+    /// more"; `hint`: the shards that should hold them).
+    #[error("{games} missing{hint}: {found} of {total} games found")]
+    Missing {
+        games: String,
+        hint: String,
+        found: usize,
+        total: usize,
+    },
+    #[error("{} already holds a run ({run}); merge into another --out", dir.display())]
+    OutHoldsRun { dir: PathBuf, run: String },
+    #[error("{} holds {file} but no {MANIFEST}: not a run arena wrote; merge into another --out", dir.display())]
+    OutNotARun { dir: PathBuf, file: String },
+}
+
 /// Combines the outputs of shard runs (or any runs of the same config and
 /// seed that together hold every game once) into one report in `out`.
 pub fn merge(dirs: &[PathBuf], out: Option<&Path>) -> Result<MergeSummary, TournamentError> {
-    let refuse = |m: String| Err(TournamentError::Refused(m));
+    let refuse = |e: MergeError| Err(TournamentError::from(e));
     if dirs.is_empty() {
-        return refuse("merge needs at least one run directory".into());
+        return refuse(MergeError::NoRuns);
     }
     let mut manifests = Vec::new();
     for d in dirs {
         match Manifest::read(d)? {
             Some(m) => manifests.push(m),
-            None if !d.exists() => {
-                return refuse(format!(
-                    "{} does not exist: its run (shard) never started",
-                    d.display()
-                ))
-            }
-            None => {
-                return refuse(format!(
-                    "{} holds no {MANIFEST}: not a tournament run",
-                    d.display()
-                ))
-            }
+            None if !d.exists() => return refuse(MergeError::NeverStarted { dir: d.clone() }),
+            None => return refuse(MergeError::NoManifest { dir: d.clone() }),
         }
     }
     let first = &manifests[0];
     for (d, m) in dirs.iter().zip(&manifests).skip(1) {
         if m.fingerprint != first.fingerprint {
-            return refuse(format!(
-                "{} is {} (config fingerprint {}) but {} is {} (config fingerprint {}): not the same config and seed",
-                d.display(),
-                m.describe(),
-                m.fingerprint,
-                dirs[0].display(),
-                first.describe(),
-                first.fingerprint
-            ));
+            return refuse(MergeError::NotOneRun {
+                dir: d.clone(),
+                run: m.describe(),
+                fingerprint: m.fingerprint.clone(),
+                first_dir: dirs[0].clone(),
+                first_run: first.describe(),
+                first_fingerprint: first.fingerprint.clone(),
+            });
         }
     }
     for (d, m) in dirs.iter().zip(&manifests) {
-        if m.status != "complete" {
+        if m.status != Status::Complete {
             let mut n = BTreeSet::new();
             for f in [GAMES_JSONL, JOURNAL] {
                 for line in store::Records::open(&d.join(f), store::Tail::Torn, true)? {
                     n.insert(line?.record.index);
                 }
             }
-            let n = n.len();
-            return refuse(format!(
-                "{} ({}) is not finished: {n} of {} games; finish it with `arena tournament ... --resume{}`",
-                d.display(),
-                m.describe(),
-                m.run_games,
-                m.shard.map(|s| format!(" --shard {s}")).unwrap_or_default()
-            ));
+            return refuse(MergeError::Unfinished {
+                dir: d.clone(),
+                run: m.describe(),
+                found: n.len(),
+                games: m.run_games,
+                resume: m.shard.map(|s| format!(" --shard {s}")).unwrap_or_default(),
+            });
         }
     }
     // Every record must be the game the schedule has at its index, in the
@@ -102,33 +151,33 @@ pub fn merge(dirs: &[PathBuf], out: Option<&Path>) -> Result<MergeSummary, Tourn
             let job = jobs
                 .get(record.index as usize)
                 .filter(|j| m.shard.is_none_or(|s| sharding.holds(s, j)));
-            store::check_record(&at, &record, job, &first.config)?;
+            super::resume::check_record(&at, &record, job, &first.config)?;
             if let (Some(replay), Some(job)) = (replay.as_mut(), job) {
                 if replay.skipped(job) {
-                    return refuse(format!(
-                        "{at}: game {} comes after its pairing's sprt test decided: not a game of this run",
-                        record.index
-                    ));
+                    return refuse(MergeError::AfterDecision {
+                        at,
+                        index: record.index,
+                    });
                 }
-                replay.add(&record, store::pairing_of(job));
+                replay.add(&record, super::stop::pairing_of(job));
             }
             let slot = &mut found[record.index as usize];
             if let Some(other) = *slot {
-                return refuse(format!(
-                    "game {} is in both {} and {at}",
-                    record.index,
-                    at_of(other)
-                ));
+                return refuse(MergeError::Twice {
+                    index: record.index,
+                    first: at_of(other),
+                    second: at,
+                });
             }
             // arena writes games.jsonl in schedule order; the merge below
             // relies on it.
             if prev.is_some_and(|p| p > record.index) {
-                return refuse(format!(
-                    "{at}: game {} comes after game {}: {} is not in schedule order, so arena did not write it",
-                    record.index,
-                    prev.unwrap_or_default(),
-                    path.display()
-                ));
+                return refuse(MergeError::OutOfOrder {
+                    at,
+                    index: record.index,
+                    prev: prev.unwrap_or_default(),
+                    path,
+                });
             }
             prev = Some(record.index);
             *slot = Some((di as u32, line as u32));
@@ -166,17 +215,20 @@ pub fn merge(dirs: &[PathBuf], out: Option<&Path>) -> Result<MergeSummary, Tourn
             }
             None => String::new(),
         };
-        return refuse(format!(
-            "game{} {}{more} missing{hint}: {} of {} games found",
-            if missing.len() == 1 { "" } else { "s" },
-            shown.join(", "),
-            count,
-            jobs.len()
-        ));
+        return refuse(MergeError::Missing {
+            games: format!(
+                "game{} {}{more}",
+                if missing.len() == 1 { "" } else { "s" },
+                shown.join(", ")
+            ),
+            hint,
+            found: count,
+            total: jobs.len(),
+        });
     }
     let out = out
         .map(Path::to_path_buf)
-        .unwrap_or_else(|| Path::new("reports").join(&first.name));
+        .unwrap_or_else(|| store::default_run_dir(&first.name));
     let lock = RunLock::acquire(&out)?;
     let mut manifest = Manifest::new(&first.config, jobs.len() as u64, None, jobs.len() as u64);
     manifest.stop_rule = replay.as_ref().map(|r| r.text.clone());
@@ -191,19 +243,18 @@ pub fn merge(dirs: &[PathBuf], out: Option<&Path>) -> Result<MergeSummary, Tourn
     ));
     let ready = match Manifest::read(&out) {
         // A merge of these runs that stopped half-way is done again.
-        Ok(Some(m)) if m.status == "merging" && m.fingerprint == manifest.fingerprint => {
+        Ok(Some(m)) if m.status == Status::Merging && m.fingerprint == manifest.fingerprint => {
             store::remove_run(&out, &m).map_err(TournamentError::from)
         }
-        Ok(Some(m)) => Err(TournamentError::Refused(format!(
-            "{} already holds a run ({}); merge into another --out",
-            out.display(),
-            m.describe()
-        ))),
+        Ok(Some(m)) => Err(TournamentError::from(MergeError::OutHoldsRun {
+            dir: out.clone(),
+            run: m.describe(),
+        })),
         Ok(None) => match store::holds_run_files(&out) {
-            Some(f) => Err(TournamentError::Refused(format!(
-                "{} holds {f} but no {MANIFEST}: not a run arena wrote; merge into another --out",
-                out.display()
-            ))),
+            Some(file) => Err(TournamentError::from(MergeError::OutNotARun {
+                dir: out.clone(),
+                file,
+            })),
             None => Ok(()),
         },
         Err(e) => Err(e.into()),
@@ -213,7 +264,7 @@ pub fn merge(dirs: &[PathBuf], out: Option<&Path>) -> Result<MergeSummary, Tourn
         return Err(e);
     }
     // Written first, so that what follows is known to be arena's.
-    manifest.status = "merging".into();
+    manifest.status = Status::Merging;
     manifest.write(&out)?;
     drop(found);
     // Records name their bots' logs relative to their run directory: bring
@@ -248,10 +299,10 @@ pub fn merge(dirs: &[PathBuf], out: Option<&Path>) -> Result<MergeSummary, Tourn
         Some(replay) => replay.finish(&out)?,
         None => Vec::new(),
     };
-    let distinct = super::distinct::Distinct::of_dir(&out)?;
+    let distinct = crate::store::Distinct::of_dir(&out)?;
     manifest.warnings.extend(distinct.warning());
     manifest.distinct = Some(distinct);
-    manifest.status = "complete".into();
+    manifest.status = Status::Complete;
     manifest.write(&out)?;
     drop(lock);
     Ok(MergeSummary {

@@ -7,6 +7,9 @@
 //!   (resume, stop rules, live standings), through a [`runner::Player`];
 //! - [`referee_player`]: the referee as that player;
 //! - [`matchplay`]: `arena match`, a small schedule on the same machinery;
+//! - [`resume`]: a run directory's records checked before `--resume` and
+//!   `arena merge` trust them;
+//! - [`stop`]: stop rules, and the plan the journal writer asks;
 //! - [`merge`]: shards' runs made into one;
 //! - `progress`: what a run shows on stderr while it plays.
 
@@ -18,8 +21,10 @@ pub mod merge;
 pub mod openings;
 mod progress;
 pub mod referee_player;
+pub mod resume;
 pub mod runner;
 pub mod schedule;
+pub mod stop;
 
 pub use progress::ProgressMode;
 pub use referee_player::RefereePlayer;

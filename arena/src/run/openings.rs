@@ -10,14 +10,13 @@
 //! game; no two openings may lead to the same position.
 
 use std::collections::{BTreeMap, HashMap};
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use serde::{Deserialize, Serialize};
 
 use super::schedule::GameJob;
+use crate::settings::{Order, SuiteSpec};
 use arena_core::games::{AnyGame, AnyState};
 
 /// The largest suite file arena reads.
@@ -25,42 +24,6 @@ pub const MAX_SUITE_BYTES: u64 = 16 << 20;
 
 /// The random plies of a variant without a shipped suite.
 pub const DEFAULT_RANDOM_PLIES: u32 = 4;
-
-/// The order in which a suite's openings are dealt to the pairs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum Order {
-    /// A permutation drawn from the run's seed; a fresh one each time the
-    /// suite runs out.
-    #[default]
-    Random,
-    /// Line after line from `start`, wrapping around.
-    Sequential,
-}
-
-impl fmt::Display for Order {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Order::Random => "random",
-            Order::Sequential => "sequential",
-        })
-    }
-}
-
-/// The suite a run plays, as its manifest keeps it: the openings themselves
-/// (so that resume and merge rebuild the same schedule from the manifest
-/// alone, and the config's fingerprint changes when a line does).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SuiteSpec {
-    /// Where the suite came from, as the config or command line named it
-    /// (`builtin:NAME` for a shipped suite used by default).
-    pub file: String,
-    pub order: Order,
-    /// The first opening dealt, counting from 1 (in the dealing order).
-    pub start: u32,
-    /// Each opening's moves, space separated, in file order.
-    pub lines: Vec<String>,
-}
 
 /// What a config or command line asks for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -358,7 +321,7 @@ pub fn moves_for(
 pub fn check_opening(
     rec: &arena_core::record::GameRecord,
     job: &GameJob,
-    config: &super::config::Normalized,
+    config: &crate::settings::Normalized,
 ) -> Option<String> {
     // The game was checked against the config already; one that cannot be
     // built is not this run's, and the other checks said so.

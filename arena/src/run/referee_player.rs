@@ -39,7 +39,7 @@ pub struct RefereePlayer {
     pub limits: Limits,
     pub opening_plies: u32,
     /// The opening suite whose lines the jobs name (`GameJob::opening`).
-    pub openings: Option<Arc<super::openings::SuiteSpec>>,
+    pub openings: Option<Arc<crate::settings::SuiteSpec>>,
     /// Per bot, in config order: what it is asked to search.
     pub budgets: Vec<Budget>,
     /// When the bots' agreed scores end a game (`[adjudication]`'s

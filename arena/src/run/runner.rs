@@ -10,15 +10,15 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use super::config::Normalized;
 use super::progress::{Progress, ProgressMode};
-use super::schedule::{self, GameJob, Shard};
+use super::schedule::{self, GameJob};
+use super::stop::{pairing_of, RunPlan, Stop, StopRule};
 use crate::lanes::Lanes;
 use crate::rating::{Sprt, SprtParams, SprtStatus};
+use crate::settings::Normalized;
+use crate::settings::Shard;
 use crate::standings::Standings;
-use crate::store::{
-    self, Manifest, RunLock, Stop, StopRule, StoreError, Writer, GAMES_JSONL, MANIFEST,
-};
+use crate::store::{self, Manifest, RunLock, Status, StoreError, Writer, GAMES_JSONL, MANIFEST};
 use arena_core::record::{GameRecord, Reason};
 
 /// Why a tournament or a merge stopped.
@@ -26,10 +26,60 @@ use arena_core::record::{GameRecord, Reason};
 pub enum TournamentError {
     #[error("{}: {source}", path.display())]
     Io { path: PathBuf, source: io::Error },
-    /// A run directory that does not fit what was asked (existing run,
-    /// mismatched config, corrupt or forged file).
-    #[error("{0}")]
-    Refused(String),
+    /// What the store refused: a directory not arena's, locked, a manifest
+    /// or file that is not one arena writes.
+    #[error(transparent)]
+    Store(StoreError),
+    /// Records the run does not trust (`--resume`).
+    #[error(transparent)]
+    Records(Box<super::resume::ResumeError>),
+    /// Shards that do not make one run (`arena merge`).
+    #[error(transparent)]
+    Merge(Box<super::merge::MergeError>),
+    /// A directory with a run's files but no manifest.
+    #[error("{} holds {file} but no {MANIFEST}: not a run arena wrote, so it neither resumes nor overwrites it; choose another --out", dir.display())]
+    NotARun { dir: PathBuf, file: String },
+    /// A directory holding a complete run, without `--overwrite`.
+    #[error("{} already holds a run ({run}), and it is complete: nothing is left to resume; use --overwrite to replace it, or --out for another directory", dir.display())]
+    Complete { dir: PathBuf, run: String },
+    /// A directory holding an unfinished run, without `--resume` or `--overwrite`.
+    #[error("{} already holds a run ({run}, {status}); use --resume to finish it, --overwrite to replace it, or --out for another directory", dir.display())]
+    Occupied {
+        dir: PathBuf,
+        run: String,
+        status: Status,
+    },
+    /// `--resume` of a run of another config, seed or shard.
+    #[error("cannot resume {}: it holds {old} (config fingerprint {old_fingerprint}), but this is {new} (config fingerprint {new_fingerprint}); the config, seed or shard differ", dir.display())]
+    OtherRun {
+        dir: PathBuf,
+        old: String,
+        old_fingerprint: String,
+        new: String,
+        new_fingerprint: String,
+    },
+    /// `--resume` of a run with another stop rule.
+    #[error("cannot resume {}: its run stops on {old}, this one on {new}", dir.display())]
+    OtherStopRule {
+        dir: PathBuf,
+        old: String,
+        new: String,
+    },
+    /// A gauntlet `sprt` in a run's config that does not parse.
+    #[error("sprt `{text}` in the run's config: {source}")]
+    BadSprt {
+        text: String,
+        source: crate::rating::sprt::SprtParamError,
+    },
+    /// The threads games run on could not be started.
+    #[error("cannot start the game threads: {0}")]
+    Threads(io::Error),
+    /// A game's task ended without a record (a panic in arena).
+    #[error("a game task failed: {0}")]
+    GameTask(String),
+    /// The journal writer's thread ended before the games did.
+    #[error("the journal writer stopped")]
+    WriterGone,
     /// The player could not play a game (not a bot's fault: arena's or the machine's).
     #[error("game {index}: {source}")]
     Player { index: u64, source: PlayerError },
@@ -119,9 +169,23 @@ impl From<StoreError> for TournamentError {
     fn from(e: StoreError) -> Self {
         match e {
             StoreError::Io { path, source } => TournamentError::Io { path, source },
-            StoreError::Refused(m) => TournamentError::Refused(m),
-            e @ StoreError::BadRecord { .. } => TournamentError::Refused(e.to_string()),
+            e => TournamentError::Store(e),
         }
+    }
+}
+
+impl From<super::resume::ResumeError> for TournamentError {
+    fn from(e: super::resume::ResumeError) -> Self {
+        match e {
+            super::resume::ResumeError::Store(e) => e.into(),
+            e => TournamentError::Records(Box::new(e)),
+        }
+    }
+}
+
+impl From<super::merge::MergeError> for TournamentError {
+    fn from(e: super::merge::MergeError) -> Self {
+        TournamentError::Merge(Box::new(e))
     }
 }
 
@@ -192,7 +256,7 @@ pub struct RunOptions {
     pub dead_bot_stop: Option<u32>,
     /// The bots' program files, hashed, for the manifest's conditions
     /// ([`super::conditions::bot_files`]).
-    pub programs: Vec<super::conditions::BotFiles>,
+    pub programs: Vec<crate::store::BotFiles>,
     /// How the games are to be rated (config `anchor`, `confidence`), kept
     /// in the manifest for `arena merge`.
     pub ratings: Option<crate::store::RatingSettings>,
@@ -213,7 +277,7 @@ pub struct Summary {
     pub played_now: usize,
     pub standings: Standings,
     /// Distinct openings, games and pairs of the run's games.
-    pub distinct: super::distinct::Distinct,
+    pub distinct: crate::store::Distinct,
     /// A gauntlet's `sprt`: each challenger's test, in bot order.
     pub sprt: Vec<PairingTest>,
 }
@@ -286,9 +350,10 @@ fn gauntlet_sprt(
     let (Some(text), Some(champion)) = (&config.sprt, &config.champion) else {
         return Ok(None);
     };
-    let params: SprtParams = text
-        .parse()
-        .map_err(|e| TournamentError::Refused(format!("sprt `{text}` in the run's config: {e}")))?;
+    let params: SprtParams = text.parse().map_err(|source| TournamentError::BadSprt {
+        text: text.clone(),
+        source,
+    })?;
     let tests: Vec<PairingTest> = config
         .bots
         .iter()
@@ -320,7 +385,7 @@ fn gauntlet_sprt(
 /// one shard, so that its test reads the games the whole run's would, in
 /// the same order, and stops on the same one.
 pub struct Sharding {
-    /// Per pairing ([`store::pairing_of`]), its number from 0 in bot
+    /// Per pairing ([`pairing_of`]), its number from 0 in bot
     /// order; `None`: by pair.
     pairings: Option<BTreeMap<[usize; 2], u64>>,
 }
@@ -332,7 +397,7 @@ impl Sharding {
         }
         // Numbered in bot order: a gauntlet's pairings all hold the
         // champion, so the sorted pairs order them by challenger.
-        let set: BTreeSet<[usize; 2]> = jobs.iter().map(store::pairing_of).collect();
+        let set: BTreeSet<[usize; 2]> = jobs.iter().map(pairing_of).collect();
         Sharding {
             pairings: Some(set.into_iter().zip(0..).collect()),
         }
@@ -342,7 +407,7 @@ impl Sharding {
     pub fn shard_of(&self, n: u64, job: &GameJob) -> u64 {
         match &self.pairings {
             None => Shard { k: 1, n }.of_pair(job.pair),
-            Some(p) => p.get(&store::pairing_of(job)).copied().unwrap_or(0) % n + 1,
+            Some(p) => p.get(&pairing_of(job)).copied().unwrap_or(0) % n + 1,
         }
     }
 
@@ -387,7 +452,7 @@ impl SprtReplay {
     /// Whether the test of `job`'s pairing decided before it.
     pub fn skipped(&self, job: &GameJob) -> bool {
         self.decided
-            .get(&store::pairing_of(job))
+            .get(&pairing_of(job))
             .is_some_and(|&at| job.index > at)
     }
 
@@ -536,7 +601,7 @@ pub async fn run_with<P: Player>(
     }
     manifest
         .sittings
-        .push(super::conditions::Sitting::begin(&opts.programs));
+        .push(crate::store::Sitting::begin(&opts.programs));
     manifest.write(dir)?;
     store::private_subdir(dir, store::LOGS)?;
 
@@ -545,7 +610,9 @@ pub async fn run_with<P: Player>(
     // Games the journal holds: those given to the writer again count as
     // played by an earlier invocation.
     let resumed: BTreeSet<u64> = done.journal.keys().copied().collect();
-    let mut writer = Writer::open(dir, &jobs, done, stop, opts.record_states, &mut |r| {
+    let order = jobs.iter().map(|j| j.index).collect();
+    let plan = RunPlan::new(&jobs, stop);
+    let mut writer = Writer::open(dir, order, done, plan, opts.record_states, &mut |r| {
         standings.add(r);
         if let Some(each) = each.as_mut() {
             each(r, true);
@@ -573,13 +640,13 @@ pub async fn run_with<P: Player>(
     // driver to start no more games, `closed` which pairings to skip.
     let ends = Ends::default();
     let ended = ends.run.clone();
-    if writer.stopped().is_some() {
+    if writer.plan().stopped().is_some() {
         ended.notify_one();
     }
     let closed = ends.pairings.clone();
-    let close = move |w: &Writer| {
+    let close = move |w: &Writer<RunPlan>| {
         let mut c = closed.lock().expect("no panic holding the set");
-        c.extend(w.closed().iter().map(|(p, _)| *p));
+        c.extend(w.plan().closed().iter().map(|(p, _)| *p));
     };
     close(&writer);
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<GameRecord>();
@@ -587,7 +654,7 @@ pub async fn run_with<P: Player>(
     let observed = each.is_some();
     let writer_ended = ended.clone();
     let writer_task = tokio::task::spawn_blocking(
-        move || -> Result<(Writer, Standings, Progress, usize), TournamentError> {
+        move || -> Result<(Writer<RunPlan>, Standings, Progress, usize), TournamentError> {
             let mut played_now = 0;
             // Group commit: whatever finished while the last fsyncs ran is
             // written and synced together, so the disk's sync latency does
@@ -597,7 +664,7 @@ pub async fn run_with<P: Player>(
                 while let Ok(rec) = rx.try_recv() {
                     batch.push(rec);
                 }
-                if writer.stopped().is_some() {
+                if writer.plan().stopped().is_some() {
                     continue;
                 }
                 for rec in &batch {
@@ -613,7 +680,7 @@ pub async fn run_with<P: Player>(
                         let _ = otx.send((r, old));
                     }
                 }
-                if writer.stopped().is_some() {
+                if writer.plan().stopped().is_some() {
                     writer_ended.notify_one();
                 }
             }
@@ -677,13 +744,13 @@ pub async fn run_with<P: Player>(
     };
     progress.finish();
     let games = writer.written();
-    if let Some(why) = writer.stopped() {
+    if let Some(why) = writer.plan().stopped() {
         manifest.stopped = Some(why.to_string());
     }
-    for (_, why) in writer.closed() {
+    for (_, why) in writer.plan().closed() {
         eprintln!("arena: {why}: the pairing's other games are skipped");
     }
-    if writer.stopped().is_some() || !writer.closed().is_empty() {
+    if writer.plan().stopped().is_some() || !writer.plan().closed().is_empty() {
         // Games that finished after a deciding one are not part of the run.
         standings = Standings::new(config.bots.iter().map(|b| b.name.clone()));
         for line in store::Records::open(&dir.join(GAMES_JSONL), store::Tail::Torn, true)? {
@@ -698,13 +765,13 @@ pub async fn run_with<P: Player>(
     if !sprt.is_empty() {
         write_sprt_csv(dir, &sprt)?;
     }
-    let distinct = super::distinct::Distinct::of_dir(dir)?;
+    let distinct = crate::store::Distinct::of_dir(dir)?;
     if let Some(w) = distinct.warning() {
         eprintln!("arena: warning: {w}");
         manifest.warnings.push(w);
     }
     manifest.distinct = Some(distinct.clone());
-    manifest.status = "complete".into();
+    manifest.status = Status::Complete;
     if let Some(s) = manifest.sittings.last_mut() {
         s.end(None);
     }
@@ -747,14 +814,13 @@ fn prepare_dir(
     jobs: &[GameJob],
     opts: &RunOptions,
 ) -> Result<store::Resumed, TournamentError> {
-    let refuse = |m: String| Err(TournamentError::Refused(m));
     let old = match Manifest::read(dir)? {
         None => {
-            if let Some(f) = store::holds_run_files(dir) {
-                return refuse(format!(
-                    "{} holds {f} but no {MANIFEST}: not a run arena wrote, so it neither resumes nor overwrites it; choose another --out",
-                    dir.display()
-                ));
+            if let Some(file) = store::holds_run_files(dir) {
+                return Err(TournamentError::NotARun {
+                    dir: dir.to_path_buf(),
+                    file,
+                });
             }
             return Ok(store::Resumed::default());
         }
@@ -764,43 +830,40 @@ fn prepare_dir(
         store::remove_run(dir, &old)?;
         return Ok(store::Resumed::default());
     }
-    if !opts.resume && old.status == "complete" {
+    if !opts.resume && old.status == Status::Complete {
         // A finished run has nothing left to resume: do not suggest it.
-        return refuse(format!(
-            "{} already holds a run ({}), and it is complete: nothing is left to resume; use --overwrite to replace it, or --out for another directory",
-            dir.display(),
-            old.describe(),
-        ));
+        return Err(TournamentError::Complete {
+            dir: dir.to_path_buf(),
+            run: old.describe(),
+        });
     }
     if !opts.resume {
-        return refuse(format!(
-            "{} already holds a run ({}, {}); use --resume to finish it, --overwrite to replace it, or --out for another directory",
-            dir.display(),
-            old.describe(),
-            old.status
-        ));
+        return Err(TournamentError::Occupied {
+            dir: dir.to_path_buf(),
+            run: old.describe(),
+            status: old.status,
+        });
     }
     if old.fingerprint != manifest.fingerprint || old.shard != manifest.shard {
-        return refuse(format!(
-            "cannot resume {}: it holds {} (config fingerprint {}), but this is {} (config fingerprint {}); the config, seed or shard differ",
-            dir.display(),
-            old.describe(),
-            old.fingerprint,
-            manifest.describe(),
-            manifest.fingerprint
-        ));
+        return Err(TournamentError::OtherRun {
+            dir: dir.to_path_buf(),
+            old: old.describe(),
+            old_fingerprint: old.fingerprint,
+            new: manifest.describe(),
+            new_fingerprint: manifest.fingerprint.clone(),
+        });
     }
     if old.stop_rule != manifest.stop_rule {
-        return refuse(format!(
-            "cannot resume {}: its run stops on {}, this one on {}",
-            dir.display(),
-            old.stop_rule.as_deref().unwrap_or("its last game"),
-            manifest.stop_rule.as_deref().unwrap_or("its last game")
-        ));
+        let rule = |r: &Option<String>| r.as_deref().unwrap_or("its last game").to_string();
+        return Err(TournamentError::OtherStopRule {
+            dir: dir.to_path_buf(),
+            old: rule(&old.stop_rule),
+            new: rule(&manifest.stop_rule),
+        });
     }
-    let done = store::check_resume(dir, jobs, config)?;
+    let done = super::resume::check_resume(dir, jobs, config)?;
     // The games to play again start with no log of their own.
-    store::remove_unfinished_logs(dir, |g| done.finished(jobs, g))?;
+    store::remove_unfinished_logs(dir, |g| super::resume::finished(&done, jobs, g))?;
     Ok(done)
 }
 
@@ -824,11 +887,8 @@ async fn drive<P: Player>(
     ended: Ends,
     streaks: Option<DeadStreaks>,
 ) -> Result<(), DriveStop> {
-    let lanes = Lanes::start(concurrency.min(jobs.len()).max(1), affinity).map_err(|e| {
-        DriveStop::Error(TournamentError::Refused(format!(
-            "cannot start the game threads: {e}"
-        )))
-    })?;
+    let lanes = Lanes::start(concurrency.min(jobs.len()).max(1), affinity)
+        .map_err(|e| DriveStop::Error(TournamentError::Threads(e)))?;
     let outcome = drive_lanes(&lanes, jobs, player.clone(), tx, ended, streaks).await;
     lanes
         .on_each(|lane| {
@@ -863,11 +923,7 @@ async fn drive_lanes<P: Player>(
                     source,
                 }))
             }
-            Err(e) => {
-                return Err(DriveStop::Error(TournamentError::Refused(format!(
-                    "a game task failed: {e}"
-                ))))
-            }
+            Err(e) => return Err(DriveStop::Error(TournamentError::GameTask(e.to_string()))),
         };
         if (rec.index, rec.round, rec.pair, rec.seed) != (job.index, job.round, job.pair, job.seed)
         {
@@ -882,11 +938,8 @@ async fn drive_lanes<P: Player>(
         // Seen before any further game starts: a broken bot's streak
         // stops the run at once (the record itself is kept).
         let dead = streaks.as_mut().and_then(|s| s.add(&rec));
-        tx.send(rec).map_err(|_| {
-            DriveStop::Error(TournamentError::Refused(
-                "the journal writer stopped".into(),
-            ))
-        })?;
+        tx.send(rec)
+            .map_err(|_| DriveStop::Error(TournamentError::WriterGone))?;
         match dead {
             Some(d) => Err(DriveStop::DeadBot(Box::new(d))),
             None => Ok(()),
@@ -897,7 +950,7 @@ async fn drive_lanes<P: Player>(
         while let Some(&lane) = free.last() {
             let Some(job) = jobs.by_ref().find(|j| {
                 let closed = ends.pairings.lock().expect("no panic holding the set");
-                !closed.contains(&store::pairing_of(j))
+                !closed.contains(&pairing_of(j))
             }) else {
                 break;
             };
@@ -949,7 +1002,7 @@ mod tests {
     use super::super::merge::merge;
     use super::*;
     use crate::referee::TimeControl;
-    use crate::run::config::{FormatKind, NormalizedBot};
+    use crate::settings::{FormatKind, NormalizedBot};
     use crate::store::{read_records, JOURNAL};
     use crate::store::{GAMES_CSV, LOCK};
     use arena_core::record::{GameResult, Reason, SeatRecord};
@@ -1191,7 +1244,9 @@ mod tests {
         j.write_all(b"{\"index\": 17, \"rou").unwrap();
 
         let again = rt.block_on(run(&c, fake(&c, None), &opts(&part, 2)));
-        assert!(matches!(again, Err(TournamentError::Refused(ref m)) if m.contains("--resume")));
+        assert!(
+            matches!(again, Err(ref e @ TournamentError::Occupied { .. }) if e.to_string().contains("--resume"))
+        );
         // The log of the game that failed is stale: resume removes it, and
         // only it.
         fs::write(part.join("logs/game00009-seat0-bot1.log"), "half").unwrap();
@@ -1304,7 +1359,10 @@ mod tests {
         ] {
             assert!(text.contains(words), "{text}");
         }
-        assert_eq!(Manifest::read(&dir).unwrap().unwrap().status, "running");
+        assert_eq!(
+            Manifest::read(&dir).unwrap().unwrap().status,
+            Status::Running
+        );
         let saved = || -> usize {
             let files =
                 [GAMES_JSONL, JOURNAL].map(|f| read_records(&dir.join(f)).unwrap_or_default());
@@ -1681,7 +1739,7 @@ mod tests {
             let mut draws = 0;
             let rule: StopRule = Box::new(move |r: &GameRecord| {
                 draws += usize::from(r.result == GameResult::Draw);
-                (draws == 3).then(|| store::Stop::Run(format!("third draw at game {}", r.index)))
+                (draws == 3).then(|| Stop::Run(format!("third draw at game {}", r.index)))
             });
             ("three draws".into(), rule)
         };
@@ -1703,7 +1761,7 @@ mod tests {
                 (0..s.games as u64).map(|i| (i, false)).collect::<Vec<_>>()
             );
             let m = Manifest::read(&dir).unwrap().unwrap();
-            assert_eq!(m.status, "complete");
+            assert_eq!(m.status, Status::Complete);
             assert!(m.stopped.as_deref().unwrap().starts_with("third draw"));
             outs.push(files(&dir));
 

@@ -5,14 +5,11 @@
 //! schedule order, so the schedule and every game seed are fixed before any
 //! game starts and never depend on which game finishes first.
 
-use std::fmt;
-use std::str::FromStr;
-
 use rand::{Rng, RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::run::config::FormatKind;
+use crate::settings::{FormatKind, Shard};
 use arena_core::games::AnyGame;
 
 /// One game to play.
@@ -36,22 +33,6 @@ pub struct GameJob {
     /// (the random plies, if any, come from `seed`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub opening: Option<u32>,
-}
-
-/// The most games one schedule may hold. A config (or `arena match
-/// --games`) asking for more is refused before anything is allocated: each
-/// scheduled game costs some 60 bytes in memory before it is played.
-pub const MAX_GAMES: u64 = 10_000_000;
-
-/// How many games a schedule of `format` has (wide enough for any config).
-pub fn schedule_len(format: FormatKind, n_bots: usize, games: u64) -> u128 {
-    let n = n_bots as u128;
-    let pairings = match format {
-        FormatKind::RoundRobin => n * n.saturating_sub(1) / 2,
-        FormatKind::Gauntlet => n.saturating_sub(1),
-        FormatKind::Match => 1,
-    };
-    pairings * u128::from(games)
 }
 
 /// The pairings a format plays, as bot index pairs, in config order.
@@ -184,53 +165,18 @@ pub fn random_opening(game: &dyn AnyGame, seed: u64, plies: u32) -> Vec<String> 
     moves
 }
 
-/// `K/N`: the K-th of N shards (K counts from 1). A shard plays the games
-/// whose pair id is `K-1` modulo `N`, so seat-swapped pairs stay together.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Shard {
-    pub k: u64,
-    pub n: u64,
-}
-
+/// A shard's games, as the schedule deals them (its other half, on pairs,
+/// is in `settings.rs`).
 impl Shard {
     pub fn contains(&self, job: &GameJob) -> bool {
         self.of_pair(job.pair) == self.k
-    }
-
-    /// Which shard (1-based) of `n` plays pair `pair`.
-    pub fn of_pair(&self, pair: u64) -> u64 {
-        pair % self.n + 1
-    }
-}
-
-/// `--shard` text that is not K/N with 1 <= K <= N.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("`{0}` is not K/N with 1 <= K <= N (e.g. 2/3)")]
-pub struct ShardError(pub String);
-
-impl FromStr for Shard {
-    type Err = ShardError;
-    fn from_str(s: &str) -> Result<Self, ShardError> {
-        let bad = || ShardError(s.to_string());
-        let (k, n) = s.split_once('/').ok_or_else(bad)?;
-        let k: u64 = k.trim().parse().map_err(|_| bad())?;
-        let n: u64 = n.trim().parse().map_err(|_| bad())?;
-        if n == 0 || k == 0 || k > n {
-            return Err(bad());
-        }
-        Ok(Shard { k, n })
-    }
-}
-
-impl fmt::Display for Shard {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}", self.k, self.n)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::settings::schedule_len;
     use std::collections::BTreeMap;
 
     #[test]

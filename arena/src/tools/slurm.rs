@@ -81,7 +81,8 @@ pub const MERGE_SCRIPT: &str = "merge.sbatch";
 
 impl Plan {
     pub fn shard_dir(&self, k: u64) -> PathBuf {
-        self.run_dir.join(format!("shard-{k}-of-{}", self.shards))
+        self.run_dir
+            .join(crate::store::shard_dir_name(k, self.shards))
     }
 
     pub fn slurm_dir(&self) -> PathBuf {
@@ -211,7 +212,7 @@ impl Plan {
             crate::store::MANIFEST
         ));
         let dirs: Vec<String> = (1..=n)
-            .map(|k| format!("\"$run/shard-{k}-of-{n}\""))
+            .map(|k| format!("\"$run/{}\"", crate::store::shard_dir_name(k, n)))
             .collect();
         l.push(format!(
             "  \"$arena\" merge {} --out \"$run\"",
@@ -256,7 +257,9 @@ impl Plan {
     pub fn refuse_existing(&self, fingerprint: &str) -> Result<(), SlurmError> {
         // A merge that stopped half-way ("merging") is done again by the new merge job.
         let merged = Manifest::read(&self.run_dir)?;
-        if let Some(m) = merged.filter(|m| m.status != "merging" || m.fingerprint != fingerprint) {
+        if let Some(m) = merged
+            .filter(|m| m.status != crate::store::Status::Merging || m.fingerprint != fingerprint)
+        {
             return Err(SlurmError::Refused(format!(
                 "{} already holds a report ({}); choose another --out",
                 self.run_dir.display(),

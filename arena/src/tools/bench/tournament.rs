@@ -13,8 +13,8 @@ use super::{
 };
 use crate::process::Limits;
 use crate::referee::{run_game, BotSlot, TimeControl};
-use crate::run::config::{FormatKind, Normalized, NormalizedBot};
 use crate::run::{self, ProgressMode, RefereePlayer, RunOptions};
+use crate::settings::{FormatKind, Normalized, NormalizedBot};
 use arena_core::games::{self, AnyGame};
 
 fn tournament_once(

@@ -18,8 +18,11 @@ pub const NELO_PER_NT: f64 = 800.0 / std::f64::consts::LN_10;
 /// seat the bot sat in, its points.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PairGame {
+    /// Its seat-swapped pair.
     pub pair: u64,
+    /// The seat the first bot sat in.
     pub seat: usize,
+    /// The first bot's points (1, 0.5 or 0).
     pub points: f64,
 }
 
@@ -109,8 +112,8 @@ pub fn normalized_elo(penta: &Pentanomial, z: f64) -> Option<(f64, Interval)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rating::close;
-    use crate::rating::stats::Z95;
+    use crate::close;
+    use crate::stats::Z95;
 
     fn pair(pair: u64, first: f64, second: f64) -> [PairGame; 2] {
         [

@@ -303,7 +303,7 @@ impl Evidence {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rating::Played;
+    use crate::Played;
     use arena_core::record::GameResult::{self, *};
 
     /// x against y in seat-swapped pairs; each pair's two results are
@@ -356,8 +356,8 @@ mod tests {
         let mut split = vec![(w, w); 4];
         split.extend(vec![(w, l); 16]);
         let (a, s) = (pairs(&agree), pairs(&split));
-        let fa = crate::rating::bradley_terry::fit(&a, 0.0);
-        let fs = crate::rating::bradley_terry::fit(&s, 0.0);
+        let fa = crate::bradley_terry::fit(&a, 0.0);
+        let fs = crate::bradley_terry::fit(&s, 0.0);
         assert!((fa.elo[0] - fs.elo[0]).abs() < 1e-9);
         assert!(
             width(&a) > 1.3 * width(&s),

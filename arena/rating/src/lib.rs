@@ -7,6 +7,13 @@
 //! simulations draw from a seeded generator). The same games and options
 //! always give the same numbers, whichever command computes them. Every
 //! formula and its source is in `docs/statistics.md`.
+//!
+//! A crate of its own (`arena-rating`) so that what builds on these numbers
+//! without the referee (the ladder, the Python package) can: it depends on
+//! `arena-core`'s game records and results and on nothing of `arena`; the
+//! `arena` crate re-exports it as `arena::rating`.
+
+#![warn(missing_docs)]
 
 pub mod bradley_terry;
 pub mod calibration;
@@ -17,9 +24,10 @@ pub mod pairing;
 pub mod seat;
 pub mod sprt;
 pub mod stats;
+mod tally;
 
-use crate::standings::Tally;
 use arena_core::record::{CsvRow, GameRecord, GameResult};
+pub use tally::Tally;
 
 pub use sprt::{Pentanomial, Sprt, SprtParams, SprtStatus};
 
@@ -68,10 +76,15 @@ impl From<&GameRecord> for Played {
 /// A game between two bots of a [`Pool`], by bot number.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PoolGame {
+    /// Position in the schedule.
     pub index: u64,
+    /// The round it belongs to.
     pub round: u64,
+    /// Its seat-swapped pair.
     pub pair: u64,
+    /// The bots in seat 0 and seat 1.
     pub seats: [usize; 2],
+    /// How it ended.
     pub result: GameResult,
     /// Its pair repeats an earlier pair move for move: no new evidence.
     /// The record and the running ratings (Elo, Glicko) count it; the
@@ -92,12 +105,16 @@ impl PoolGame {
 /// left out (counted in `self_play`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Pool {
+    /// The bots, sorted by name: a bot's number is its place here.
     pub names: Vec<String>,
+    /// Their games in schedule order, without self-play.
     pub games: Vec<PoolGame>,
+    /// Games of a bot against itself, left out.
     pub self_play: usize,
 }
 
 impl Pool {
+    /// The pool of `played`.
     pub fn new(played: &[Played]) -> Pool {
         let mut b = PoolBuilder::default();
         for p in played {
@@ -106,10 +123,12 @@ impl Pool {
         b.finish()
     }
 
+    /// How many bots.
     pub fn len(&self) -> usize {
         self.names.len()
     }
 
+    /// Whether the pool has no bot.
     pub fn is_empty(&self) -> bool {
         self.names.is_empty()
     }
@@ -139,6 +158,7 @@ impl PoolBuilder {
         self.names.len() - 1
     }
 
+    /// Adds a game; its bots are numbered as they first appear until `finish`.
     pub fn add(&mut self, index: u64, round: u64, pair: u64, bots: [&str; 2], result: GameResult) {
         self.add_keyed(index, round, pair, bots, result, None);
     }
@@ -277,13 +297,18 @@ pub struct RatingOptions {
 }
 
 impl RatingOptions {
+    /// Elo's K factor.
     pub const DEFAULT_K: f64 = 16.0;
+    /// The rating of the scale's reference (the pool's mean, or the anchor bot).
     pub const DEFAULT_ANCHOR: f64 = 1500.0;
     /// Glicko-2's starting volatility 0.06 on the Glicko scale
     /// (0.06 * 173.7178): both systems grow RD alike per period.
     pub const DEFAULT_GLICKO_C: f64 = 0.06 * 173.7178;
+    /// Glicko-2's tau (how fast volatility may change).
     pub const DEFAULT_TAU: f64 = 0.5;
+    /// Virtual draws per bot in the Bradley-Terry fit: none.
     pub const DEFAULT_PRIOR_DRAWS: f64 = 0.0;
+    /// The level of every interval.
     pub const DEFAULT_CONFIDENCE: f64 = 0.95;
     /// A bot that no result orders against the main group is shown at
     /// its rating in the fit with this many virtual draws per bot (a
@@ -366,17 +391,26 @@ pub fn z_of(level: f64) -> f64 {
 /// One row of `ratings.csv`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BotRating {
+    /// The bot.
     pub name: String,
+    /// Its wins, draws and losses (forfeits among the losses).
     pub record: Tally,
     /// The record without the pairs that repeat an earlier pair: what the
     /// intervals count.
     pub evidence: Tally,
+    /// Elo, updated game by game in schedule order.
     pub elo: f64,
+    /// Glicko rating.
     pub glicko: f64,
+    /// Glicko rating deviation.
     pub glicko_rd: f64,
+    /// Glicko-2 rating.
     pub glicko2: f64,
+    /// Glicko-2 rating deviation.
     pub glicko2_rd: f64,
+    /// Glicko-2 volatility.
     pub glicko2_vol: f64,
+    /// Bradley-Terry rating (the estimate [`Ratings`] says).
     pub bt_elo: f64,
     /// 95% interval of `bt_elo`, an end infinite where the games put no
     /// bound on that side (None for a bot without games and for the
@@ -409,8 +443,11 @@ pub enum Estimate {
 /// One pair's head-to-head, `bot` being the higher-placed of the two.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CrossEntry {
+    /// The higher-placed bot of the two.
     pub bot: String,
+    /// The other bot.
     pub opponent: String,
+    /// `bot`'s wins, draws and losses against `opponent`.
     pub record: Tally,
     /// The same without the pairs that repeat an earlier pair.
     pub evidence: Tally,
@@ -424,6 +461,7 @@ pub struct CrossEntry {
 /// The ratings of a pool, sorted by strength.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Ratings {
+    /// Every bot, strongest first.
     pub bots: Vec<BotRating>,
     /// Every pair that played, in standings order.
     pub crosstable: Vec<CrossEntry>,

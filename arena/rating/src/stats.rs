@@ -130,7 +130,9 @@ pub fn ln_sigmoid(x: f64) -> f64 {
 /// A two-sided interval.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Interval {
+    /// The lower end.
     pub lo: f64,
+    /// The upper end.
     pub hi: f64,
 }
 
@@ -180,7 +182,7 @@ mod tests {
             close(normal_cdf(normal_quantile(p)), p, 2e-7);
         }
     }
-    use crate::rating::close;
+    use crate::close;
 
     #[test]
     fn erf_matches_tabulated_values() {

@@ -107,8 +107,8 @@ pub fn glicko2_ratings(pool: &Pool, tau: f64, initial: f64) -> Vec<Glicko2Rating
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rating::close;
-    use crate::rating::Played;
+    use crate::close;
+    use crate::Played;
     use arena_core::record::GameResult::{self, *};
 
     fn pool(games: &[(u64, u64, &str, &str, GameResult)]) -> Pool {

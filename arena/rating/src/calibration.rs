@@ -27,6 +27,7 @@ use arena_core::record::GameResult;
 /// One kind of tournament.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Regime {
+    /// What the regime is called in reports.
     pub name: String,
     /// True ratings, Elo.
     pub ratings: Vec<f64>,
@@ -201,9 +202,13 @@ impl Regime {
 /// intervals or of the finite ones only.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Target {
+    /// Where the promise holds.
     pub regime: Regime,
+    /// The least coverage promised.
     pub lo: f64,
+    /// The most coverage promised.
     pub hi: f64,
+    /// Whether the promise is about the finite intervals only.
     pub finite_only: bool,
 }
 
@@ -224,7 +229,9 @@ impl Target {
 pub struct BotCoverage {
     /// True rating minus the true average, Elo.
     pub truth: f64,
+    /// Tournaments simulated.
     pub tournaments: u64,
+    /// Of them, those whose interval held the truth.
     pub covered: u64,
     /// Intervals with an infinite end.
     pub open: u64,
@@ -233,6 +240,7 @@ pub struct BotCoverage {
 }
 
 impl BotCoverage {
+    /// The share of the intervals that held the truth.
     pub fn share(&self) -> f64 {
         self.covered as f64 / self.tournaments as f64
     }
@@ -254,7 +262,9 @@ impl BotCoverage {
 /// Coverage in one regime, per bot and overall.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Coverage {
+    /// The tournaments' kind.
     pub regime: Regime,
+    /// Per bot, how often its interval held its true rating.
     pub bots: Vec<BotCoverage>,
 }
 

@@ -208,6 +208,7 @@ pub fn mle_status(pool: &Pool) -> Vec<Mle> {
 /// played (which is 0); bots without games sit at 0.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Fit {
+    /// Each bot's rating, by bot number.
     pub elo: Vec<f64>,
 }
 
@@ -419,8 +420,8 @@ pub(crate) fn solve(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rating::close;
-    use crate::rating::Played;
+    use crate::close;
+    use crate::Played;
     use arena_core::record::GameResult::{self, *};
 
     /// `(a, b, wins of a, draws, wins of b)` per pair.

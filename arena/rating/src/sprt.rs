@@ -10,12 +10,14 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::stats::{self, elo_from_score, expected_score, Z95};
-use crate::standings::Tally;
+use crate::Tally;
 
 /// Test parameters, written `elo0=0,elo1=10,alpha=0.05,beta=0.05`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SprtParams {
+    /// H0: the tested bot is this many Elo stronger.
     pub elo0: f64,
+    /// H1: the tested bot is this many Elo stronger (above `elo0`).
     pub elo1: f64,
     /// Probability of accepting H1 when H0 holds.
     pub alpha: f64,
@@ -58,19 +60,41 @@ impl fmt::Display for SprtParams {
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum SprtParamError {
     #[error("`{0}` is not key=value (expected elo0=0,elo1=10,alpha=0.05,beta=0.05)")]
+    /// A part that is not `key=value`.
     NotKeyValue(String),
     #[error("unknown SPRT key `{0}` (valid: elo0, elo1, alpha, beta)")]
+    /// A key other than elo0, elo1, alpha and beta.
     UnknownKey(String),
     #[error("SPRT key `{0}` given twice")]
+    /// A key given twice.
     Duplicate(String),
     #[error("SPRT `{key}`: `{value}` is not a number")]
-    NotANumber { key: String, value: String },
+    /// A value that is not a number.
+    NotANumber {
+        /// The key.
+        key: String,
+        /// Its value as written.
+        value: String,
+    },
     #[error("SPRT needs `{0}`")]
+    /// A key that is needed and missing.
     Missing(&'static str),
     #[error("SPRT `{key}` must be strictly between 0 and 1 (got {value})")]
-    BadProbability { key: &'static str, value: f64 },
+    /// `alpha` or `beta` outside (0, 1).
+    BadProbability {
+        /// `alpha` or `beta`.
+        key: &'static str,
+        /// Its value.
+        value: f64,
+    },
     #[error("SPRT elo0 ({elo0}) must be below elo1 ({elo1})")]
-    BoundsOrder { elo0: f64, elo1: f64 },
+    /// `elo0` not below `elo1`.
+    BoundsOrder {
+        /// H0's Elo difference.
+        elo0: f64,
+        /// H1's Elo difference.
+        elo1: f64,
+    },
 }
 
 impl FromStr for SprtParams {
@@ -126,8 +150,11 @@ impl FromStr for SprtParams {
 /// Where a test stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SprtStatus {
+    /// Neither hypothesis accepted yet: play on.
     Continue,
+    /// H0 accepted (the log-likelihood ratio reached the lower bound).
     AcceptH0,
+    /// H1 accepted (the log-likelihood ratio reached the upper bound).
     AcceptH1,
 }
 
@@ -147,6 +174,7 @@ impl fmt::Display for SprtStatus {
 pub struct Pentanomial(pub [u64; 5]);
 
 impl Pentanomial {
+    /// Pairs counted.
     pub fn pairs(&self) -> u64 {
         self.0.iter().sum()
     }
@@ -163,9 +191,13 @@ impl fmt::Display for Pentanomial {
 /// superiority (probability that the true difference is positive).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct EloEstimate {
+    /// The Elo difference.
     pub elo: f64,
+    /// The interval's lower end.
     pub lo: f64,
+    /// The interval's upper end.
     pub hi: f64,
+    /// Likelihood of superiority (probability that the true difference is positive).
     pub los: f64,
 }
 
@@ -296,7 +328,7 @@ pub fn elo_estimate_at(counts: &[u64], z: f64) -> Option<EloEstimate> {
 /// A running SPRT over seat-swapped game pairs.
 ///
 /// ```
-/// use arena::rating::{Sprt, SprtParams, SprtStatus};
+/// use arena_rating::{Sprt, SprtParams, SprtStatus};
 /// use arena_core::record::GameResult;
 ///
 /// let params: SprtParams = "elo0=0,elo1=10,alpha=0.05,beta=0.05".parse().unwrap();
@@ -320,6 +352,7 @@ pub struct Sprt {
 }
 
 impl Sprt {
+    /// A test with no pair yet.
     pub fn new(params: SprtParams) -> Sprt {
         Sprt {
             params,
@@ -329,6 +362,7 @@ impl Sprt {
         }
     }
 
+    /// Its parameters.
     pub fn params(&self) -> SprtParams {
         self.params
     }
@@ -360,6 +394,7 @@ impl Sprt {
         self.repeats
     }
 
+    /// The pair counts so far (repeats not counted).
     pub fn pentanomial(&self) -> Pentanomial {
         self.penta
     }
@@ -374,10 +409,12 @@ impl Sprt {
         llr_logistic(self.params.elo0, self.params.elo1, &self.penta.0)
     }
 
+    /// The log-likelihood ratio's lower and upper bounds (accept H0, accept H1).
     pub fn bounds(&self) -> (f64, f64) {
         self.params.bounds()
     }
 
+    /// Where the test stands.
     pub fn status(&self) -> SprtStatus {
         let llr = self.llr();
         let (lower, upper) = self.bounds();
@@ -436,7 +473,7 @@ impl Sprt {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rating::close;
+    use crate::close;
 
     // Reference numbers: docs/sprt_reference.py, a Python script written from the
     // definitions in fishtest's server/fishtest/stats/LLRcalc.py and

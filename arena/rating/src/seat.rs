@@ -46,6 +46,7 @@ pub struct SeatAdvantage {
     pub seat0_points: f64,
     /// Seat 0's points in every game of the pool (repeats included).
     pub pool_games: usize,
+    /// Seat 0's points in every game of the pool.
     pub pool_seat0_points: f64,
     /// The estimate in Elo (seat 0 minus seat 1 on the ratings' scale);
     /// infinite when one seat scored every point; None when the games
@@ -305,8 +306,8 @@ pub fn fit(pool: &Pool, z: f64) -> SeatAdvantage {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rating::stats::Z95;
-    use crate::rating::{close, Played};
+    use crate::stats::Z95;
+    use crate::{close, Played};
     use arena_core::record::GameResult::{self, *};
 
     /// x and y, each pair's two games: `first` with x in seat 0, then
@@ -354,7 +355,7 @@ mod tests {
         close(elo, 400.0 * 3f64.log10(), 1e-6);
         let iv = s.interval.unwrap();
         assert!(iv.lo > 0.0 && iv.lo < elo && elo < iv.hi, "{iv:?}");
-        let f = crate::rating::bradley_terry::fit_seated(&pool, 0.0, s.eta());
+        let f = crate::bradley_terry::fit_seated(&pool, 0.0, s.eta());
         close(f.elo[0], f.elo[1], 1e-6);
     }
 

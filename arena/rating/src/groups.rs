@@ -90,10 +90,12 @@ impl Groups {
         }
     }
 
+    /// Groups found.
     pub fn len(&self) -> usize {
         self.members.len()
     }
 
+    /// Whether no group was found (no bot played).
     pub fn is_empty(&self) -> bool {
         self.members.is_empty()
     }
@@ -153,6 +155,7 @@ pub enum Place {
 /// Every bot's rating and interval on the main group's scale.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Placed {
+    /// The groups of bots that won and lost points among themselves.
     pub groups: Groups,
     /// The main group (None when no bot played).
     pub main: Option<usize>,
@@ -162,6 +165,7 @@ pub struct Placed {
     /// Elo, relative to the same zero; an end infinite where no result
     /// bounds it.
     pub interval: Vec<Option<Interval>>,
+    /// Where each bot stands relative to the main group.
     pub place: Vec<Place>,
     /// The main group's bots, whose mean is the scale's zero.
     pub reference: Vec<usize>,
@@ -344,8 +348,8 @@ pub fn place(pool: &Pool, opts: &RatingOptions, eta: f64) -> Placed {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rating::calibration::Regime;
-    use crate::rating::{compute, Estimate, Played};
+    use crate::calibration::Regime;
+    use crate::{compute, Estimate, Played};
     use arena_core::record::GameResult::{self, *};
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
