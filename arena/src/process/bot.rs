@@ -116,13 +116,28 @@ fn spawn_held(
     if let Some(u) = &uid_text {
         argv.extend([OsStr::new("--uid"), OsStr::new(u)]);
     }
-    argv.extend([OsStr::new("--program"), exe.as_os_str(), OsStr::new("--")]);
+    argv.extend([OsStr::new("--program"), exe.as_os_str()]);
+    // The bot's environment goes as arguments: the step runs as root with
+    // none of its own.
+    let entries: Vec<std::ffi::OsString> = env
+        .iter()
+        .map(|(k, v)| {
+            let mut kv = k.to_os_string();
+            kv.push("=");
+            kv.push(v);
+            kv
+        })
+        .collect();
+    for kv in &entries {
+        argv.extend([OsStr::new("--env"), kv.as_os_str()]);
+    }
+    argv.push(OsStr::new("--"));
     argv.extend(spec.command.iter().map(OsStr::new));
     let [hold_at, report_at] = super::sandbox_init::HOLD_FDS;
     let spawned = process::spawn::spawn(process::spawn::Launch {
         program: init,
         argv,
-        env,
+        env: Vec::new(),
         cwd,
         fds: vec![
             (hold_r.as_raw_fd(), hold_at),

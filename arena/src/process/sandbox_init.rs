@@ -238,20 +238,23 @@ pub const UNSANDBOXED: &str = "--unsandboxed";
 /// the bot runs), as in [`unsandboxed`].
 pub const HOLD_FDS: [i32; 2] = [3, 4];
 
-/// `--unsandboxed [--uid U [--gid G]] --program PATH -- ARGV...`: started
+/// `--unsandboxed [--uid U [--gid G]] --program PATH [--env K=V]... -- ARGV...`: started
 /// by posix_spawn (which does not copy the referee's address space as
 /// `fork` does: with a large, threaded referee, such as the ladder's
 /// server, every page it writes afterwards faults once, a fifth of its CPU
 /// with instant bots), it waits on descriptor 3 while the referee puts it
 /// in the bot's cgroups and sets its resource limits (`prlimit`), then
 /// drops to the bot's uid and gid with no supplementary groups and execs
-/// PATH with ARGV (ARGV\[0\] as given). If the exec fails its errno goes
+/// PATH with ARGV (ARGV\[0\] as given) and exactly the `--env` entries as
+/// its environment: the step itself runs, as root, with none (a variable
+/// such as `LD_PRELOAD` meant for the bot never reaches it). If the exec fails its errno goes
 /// to descriptor 4, so that the referee reports it as it would a failed
 /// spawn.
 fn unsandboxed(args: Vec<OsString>) -> Result<std::convert::Infallible, String> {
     let mut uid: Option<u32> = None;
     let mut gid: Option<u32> = None;
     let mut program: Option<OsString> = None;
+    let mut env: Vec<OsString> = Vec::new();
     let mut it = args.into_iter();
     let mut argv: Vec<OsString> = Vec::new();
     while let Some(a) = it.next() {
@@ -259,6 +262,7 @@ fn unsandboxed(args: Vec<OsString>) -> Result<std::convert::Infallible, String> 
             Some("--uid") => uid = it.next().and_then(|v| v.to_str()?.parse().ok()),
             Some("--gid") => gid = it.next().and_then(|v| v.to_str()?.parse().ok()),
             Some("--program") => program = it.next(),
+            Some("--env") => env.extend(it.next()),
             Some("--") => {
                 argv = it.by_ref().collect();
                 break;
@@ -303,7 +307,8 @@ fn unsandboxed(args: Vec<OsString>) -> Result<std::convert::Infallible, String> 
     let c = |a: &OsStr| CString::new(a.as_bytes()).map_err(|_| format!("a NUL in {a:?}"));
     let path = c(&program)?;
     let argv: Vec<CString> = argv.iter().map(|a| c(a)).collect::<Result<_, _>>()?;
-    let e = nix::unistd::execv(&path, &argv).unwrap_err();
+    let env: Vec<CString> = env.iter().map(|a| c(a)).collect::<Result<_, _>>()?;
+    let e = nix::unistd::execve(&path, &argv, &env).unwrap_err();
     let errno = (e as i32).to_ne_bytes();
     // SAFETY: write of a local buffer to a plain descriptor number.
     unsafe { libc::write(report, errno.as_ptr().cast(), errno.len()) };
