@@ -545,7 +545,15 @@ mod tests {
     }
 
     async fn forfeit_of(mode: &[&str], movetime: u64) -> GameRecord {
-        let s = setup(9, movetime);
+        let mut s = setup(9, movetime);
+        // Only the offender plays to the limit under test: the good seat
+        // gets 20 s a move, so fourteen Python bots starting at once on a
+        // loaded two-core machine cannot make *it* the one that times out
+        // (CI saw its first move take 562 ms against 500).
+        s.seat_time[0] = Some(TimeControl {
+            movetime_ms: Some(20_000),
+            ..s.time
+        });
         game(&s, testbot("good", &[]), testbot("bad", mode)).await
     }
 
@@ -625,13 +633,14 @@ mod tests {
     }
 
     /// A bot that sets up for 1.5 s at each game loses nothing on time at
-    /// 200 ms per move when it asks for `isready` (both seats, a kept bot's
+    /// 500 ms per move (room for a loaded CI machine; still a third of the
+    /// set-up) when it asks for `isready` (both seats, a kept bot's
     /// second game too); the control, the same set-up on `newgame`, loses
     /// on time at its first move. A set-up longer than the start-up limit
     /// is a `timeout`.
     #[tokio::test]
     async fn an_untimed_set_up_at_each_game_costs_no_time() {
-        let s = setup(9, 200);
+        let s = setup(9, 500);
         let slow = |isready: bool| {
             let mut args = vec!["--setup-ms", "1500"];
             args.extend(isready.then_some("--isready"));
@@ -649,7 +658,7 @@ mod tests {
         b.release().await;
 
         let r = game(&s, testbot("good", &[]), slow(false)).await;
-        assert_forfeit(&r, Reason::Timeout, "no move within 200 ms");
+        assert_forfeit(&r, Reason::Timeout, "no move within 500 ms");
         assert_eq!(r.moves.len(), 1, "it lost at its first move: {r:?}");
 
         let mut short = limits();
