@@ -17,8 +17,14 @@ fn main() {
     let mut watched = vec!["HEAD".to_string(), "packed-refs".to_string()];
     watched.extend(git(&["symbolic-ref", "-q", "HEAD"]));
     for name in watched {
+        // Only files that exist: cargo re-runs a build script whose watched
+        // file is missing on every build, and then rebuilds this crate and
+        // everything above it (a checkout without packed-refs rebuilt the
+        // whole workspace at each `cargo` command).
         if let Some(path) = git(&["rev-parse", "--git-path", &name]) {
-            println!("cargo:rerun-if-changed={path}");
+            if std::path::Path::new(&path).exists() {
+                println!("cargo:rerun-if-changed={path}");
+            }
         }
     }
     println!("cargo:rerun-if-changed=build.rs");
