@@ -52,6 +52,52 @@ pub struct App {
     pub standing: crate::standing::Cache,
     /// The built-in workers' games in progress, move by move (`/live`).
     pub live: Arc<crate::live::Hub>,
+    /// What never changes about a version, kept after its first read.
+    pub fixed: FixedVersions,
+}
+
+/// What never changes about a version once uploaded: its bot and name,
+/// its tree's hash, its command and limits (a new upload is a new
+/// version; only its status moves). The worker API needs these for every
+/// lease and every record; reading them once instead of twice per request
+/// took two of five queries off each verified record (docs/performance.md).
+#[derive(Clone, Debug)]
+pub struct Fixed {
+    /// The bot's row id.
+    pub bot_id: i64,
+    /// `bot#seq`, as the standing names it.
+    pub name: String,
+    /// The unpacked tree's sha256.
+    pub sha256: String,
+    /// Its argv (JSON array).
+    pub command: String,
+    /// Its limits (JSON object).
+    pub limits: String,
+}
+
+/// [`Fixed`] by version id, filled on first use.
+#[derive(Default)]
+pub struct FixedVersions(std::sync::Mutex<std::collections::HashMap<i64, Arc<Fixed>>>);
+
+impl FixedVersions {
+    /// Version `id`'s fixed facts, or `None` if there is no such version.
+    pub async fn get(&self, db: &Db, id: i64) -> Result<Option<Arc<Fixed>>, crate::db::DbError> {
+        if let Some(f) = self.0.lock().expect("not poisoned").get(&id) {
+            return Ok(Some(f.clone()));
+        }
+        let Some(v) = db.version(id).await? else {
+            return Ok(None);
+        };
+        let f = Arc::new(Fixed {
+            bot_id: v.bot_id,
+            name: crate::standing::version_name(&v.bot, v.seq),
+            sha256: v.sha256,
+            command: v.command,
+            limits: v.limits,
+        });
+        self.0.lock().expect("not poisoned").insert(id, f.clone());
+        Ok(Some(f))
+    }
 }
 
 /// The uid (and gid) unpacked bots belong to when the server is root: a
@@ -304,6 +350,7 @@ pub async fn serve(opts: ServeOptions) -> Result<(), ServeError> {
         stopping: stop_rx,
         standing: crate::standing::Cache::new(),
         live: Default::default(),
+        fixed: Default::default(),
     });
     let listener = tokio::net::TcpListener::bind(opts.listen)
         .await

@@ -270,8 +270,24 @@ impl Db {
         } else {
             return Err(DbError::BadUrl(redact(url)));
         };
+        let sqlite = backend == Backend::Sqlite;
         let pool = AnyPoolOptions::new()
-            .max_connections(if backend == Backend::Sqlite { 4 } else { 8 })
+            .max_connections(if sqlite { 4 } else { 8 })
+            .after_connect(move |conn, _| {
+                Box::pin(async move {
+                    if sqlite {
+                        // In WAL mode NORMAL syncs at checkpoints, not at
+                        // every commit: a commit survives the server's
+                        // crash or `kill -9` (it is in the OS's cache), and
+                        // only a power cut can lose the last ones; their
+                        // games then lapse and are played again, never
+                        // counted twice. FULL held verified submissions to
+                        // one fsync each (docs/performance.md).
+                        sqlx::Executor::execute(conn, "PRAGMA synchronous = NORMAL").await?;
+                    }
+                    Ok(())
+                })
+            })
             .connect(url)
             .await
             .map_err(sql("connect"))?;

@@ -214,7 +214,7 @@ pub async fn take(
     let g = &lease.game;
     let mut seats = Vec::new();
     for id in [g.seat0_version, g.seat1_version] {
-        let Some(v) = app.db.version(id).await? else {
+        let Some(v) = app.fixed.get(&app.db, id).await? else {
             app.db.return_lease(g.id, &token).await?;
             return Err(ApiError::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
@@ -223,10 +223,10 @@ pub async fn take(
             ));
         };
         seats.push(SeatOffer {
-            version: v.id,
-            name: crate::standing::version_name(&v.bot, v.seq),
+            version: id,
+            name: v.name.clone(),
             sha256: v.sha256.clone(),
-            archive: format!("/api/versions/{}/archive", v.id),
+            archive: format!("/api/versions/{id}/archive"),
             command: serde_json::from_str(&v.command).unwrap_or_default(),
             limits: serde_json::from_str(&v.limits).unwrap_or_default(),
             build: app.build_command(v.bot_id, &v.sha256),
@@ -314,14 +314,12 @@ pub async fn record(
     let bytes = read_body(body, MAX_RECORD_BYTES).await?;
     let lease = live(&app, &w, &id).await?;
     let g = lease.game.clone();
-    let names = [
-        app.db.version(g.seat0_version).await?,
-        app.db.version(g.seat1_version).await?,
-    ]
-    .map(|v| {
-        v.map(|v| crate::standing::version_name(&v.bot, v.seq))
-            .unwrap_or_default()
-    });
+    let mut names = [String::new(), String::new()];
+    for (name, id) in names.iter_mut().zip([g.seat0_version, g.seat1_version]) {
+        if let Some(v) = app.fixed.get(&app.db, id).await? {
+            name.clone_from(&v.name);
+        }
+    }
     let opening: Vec<String> = g.opening.split_whitespace().map(str::to_string).collect();
     // The lease's own time control when it was scaled to the worker.
     let mut time = app.config.game.time_control;

@@ -227,6 +227,7 @@ async fn leaderboard_latency_on_a_big_ladder() {
         stopping: stop_rx,
         standing: arena_ladder::standing::Cache::new(),
         live: Default::default(),
+        fixed: Default::default(),
     });
     let settings = app.rating_settings();
     let t = Instant::now();
