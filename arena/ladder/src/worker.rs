@@ -403,6 +403,8 @@ pub async fn run(opts: WorkerOptions) -> Result<(), WorkerError> {
 async fn slot(shared: Arc<Shared>, n: usize) {
     let mut failures = 0u32;
     let mut idle = 0u32;
+    // Games given back in a row because they could not be played here.
+    let mut given_back = 0u32;
     let mut reported = false;
     while !shared.stopping() {
         let req = LeaseRequest {
@@ -427,7 +429,19 @@ async fn slot(shared: Arc<Shared>, n: usize) {
                 reported = true;
                 idle = 0;
                 match serde_json::from_slice::<LeaseOffer>(&a.body) {
-                    Ok(offer) => play_lease(&shared, offer).await,
+                    Ok(offer) => {
+                        if play_lease(&shared, offer).await {
+                            // The server offers the oldest queued game first:
+                            // most likely the same one again (a version with
+                            // no archive, a build that fails here). Backing
+                            // off keeps that from becoming a loop of leases
+                            // as fast as the network allows.
+                            shared.pause(backoff(given_back)).await;
+                            given_back += 1;
+                        } else {
+                            given_back = 0;
+                        }
+                    }
                     Err(e) => {
                         eprintln!("arena worker: slot {n}: the lease does not read ({e})");
                         shared.pause(backoff(3)).await;
@@ -493,8 +507,8 @@ fn heartbeats(
     })
 }
 
-/// Plays one leased game and posts it.
-async fn play_lease(shared: &Arc<Shared>, offer: LeaseOffer) {
+/// Plays one leased game and posts it; true if it gave the game back.
+async fn play_lease(shared: &Arc<Shared>, offer: LeaseOffer) -> bool {
     eprintln!(
         "arena worker: game {}: leased ({} vs {}, {} ms a move)",
         offer.game_id,
@@ -508,6 +522,7 @@ async fn play_lease(shared: &Arc<Shared>, offer: LeaseOffer) {
     let (lost_tx, mut lost) = watch::channel(false);
     let beat = heartbeats(shared.clone(), &offer, lost_tx);
     let outcome = play_offer(shared, &offer, &mut lost).await;
+    let gave_back = matches!(outcome, Played::GiveBack(_));
     match outcome {
         Played::Record(text) => {
             // Kept until the server has answered it.
@@ -529,6 +544,7 @@ async fn play_lease(shared: &Arc<Shared>, offer: LeaseOffer) {
         ),
     }
     beat.abort();
+    gave_back
 }
 
 enum Played {

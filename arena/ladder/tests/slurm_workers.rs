@@ -623,3 +623,54 @@ fn the_systemd_units_exec_start_plays_games_and_stops_on_sigterm() {
     );
     drop(server);
 }
+
+#[test]
+fn a_version_without_its_archive_is_given_back_with_backoff_not_in_a_loop() {
+    // A version uploaded before the server kept archives: its download is a
+    // 404, the worker gives the game back, and the server (oldest queued
+    // first) offers it again. Without a pause that was ~170 leases a second
+    // from one worker (measured), all for the same game.
+    let tmp = tempfile::tempdir().unwrap();
+    let (server, addr, data, token) = ladder_with_bots(tmp.path(), "old");
+    let mut removed = 0;
+    for e in std::fs::read_dir(data.join("versions")).unwrap().flatten() {
+        if e.file_name().to_string_lossy().starts_with("1-") {
+            std::fs::remove_file(e.path().join("upload.tar.gz")).unwrap();
+            removed += 1;
+        }
+    }
+    assert_eq!(removed, 1, "version 1's archive");
+    let log = tmp.path().join("old.stderr");
+    let mut worker = Proc(
+        Command::new(ladder_bin())
+            .args(["worker", "--server", &format!("http://{addr}")])
+            .args(["--concurrency", "1", "--name", "old", "--data"])
+            .arg(tmp.path().join("old"))
+            .env("ARENA_WORKER_TOKEN", &token)
+            .stdout(Stdio::null())
+            .stderr(log_file(&log))
+            .spawn()
+            .unwrap(),
+    );
+    wait_for(Duration::from_secs(60), "a game given back", || {
+        text(&log).contains("cannot be prepared")
+    });
+    // Backoff 0.5 s doubling: in the next 6 s at most 4 more give-backs.
+    std::thread::sleep(Duration::from_secs(6));
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(worker.0.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    assert_eq!(worker.0.wait().unwrap().code(), Some(0), "{}", text(&log));
+    let t = text(&log);
+    let given_back = t.matches("cannot be prepared").count();
+    assert!(t.contains("404 not_found: version 1 was uploaded before archives were kept"));
+    assert!(
+        (1..=6).contains(&given_back),
+        "{given_back} give-backs in about 6 s:\n{t}"
+    );
+    assert_eq!(health(&addr, "leased"), 0);
+    println!("archive-less version: {given_back} leases given back in about 6 s by one worker");
+    drop(server);
+}
