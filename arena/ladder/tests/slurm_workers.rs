@@ -547,9 +547,9 @@ fn a_fleet_of_slurm_workers_plays_the_ladder_and_gives_its_games_back_at_the_tim
         .map(|(_, l)| l.matches("it goes back to the server").count())
         .sum();
     println!(
-        "slurm workers: {} games by 2 tasks {by_task:?}; {target} after {first_games:.1?}, \
-         job ended at its time limit after {ended:.1?} (3 min, SIGTERM at 60 s + up to 60 s \
-         before), {given_back} games given back, none left leased",
+        "slurm workers: {} games by 2 tasks {by_task:?}; {target} after {first_games:.1?}; \
+         the job ended after {ended:.1?}, its workers stopped by Slurm's SIGTERM 60 s (to \
+         120 s) before the 3-minute limit; {given_back} games given back, none left leased",
         games.len()
     );
     cluster.stop();
