@@ -401,3 +401,94 @@ fn without_sbatch_the_error_says_so() {
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert!(text(&out).contains("sbatch not found"), "{}", text(&out));
 }
+
+#[test]
+fn a_dry_run_of_workers_prints_the_script_with_the_token_files_path_not_the_token() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().canonicalize().unwrap();
+    let token = dir.join("worker-token");
+    std::fs::write(&token, "w3.SECRETSECRET\n").unwrap();
+    let run = |mode: u32, extra: &[&str]| {
+        std::fs::set_permissions(&token, std::fs::Permissions::from_mode(mode)).unwrap();
+        Command::new(ARENA)
+            .current_dir(&dir)
+            .env("PATH", "/nonexistent") // no sbatch: nothing may be submitted
+            .args([
+                "slurm",
+                "--workers",
+                "3",
+                "--server",
+                "http://10.1.2.3:8080",
+            ])
+            .args(["--token-file", "worker-token", "--time", "1:00:00"])
+            .args(extra)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let out = run(0o600, &["--dry-run", "--cpus-per-task", "2"]);
+    let stdout = ok(&out);
+    for line in [
+        format!("# {}/arena-workers/slurm/workers.sbatch", dir.display()),
+        "#SBATCH --array=1-3".into(),
+        "#SBATCH --cpus-per-task=2".into(),
+        "#SBATCH --time=1:00:00".into(),
+        "#SBATCH --signal=B:TERM@120".into(),
+        format!("#SBATCH --chdir={}", dir.display()),
+    ] {
+        assert!(
+            stdout.lines().any(|l| l == line),
+            "no `{line}` in:\n{stdout}"
+        );
+    }
+    assert!(
+        stdout.contains(&format!(
+            "worker --server http://10.1.2.3:8080 --token-file {} --concurrency 2 --name arena-worker-\"$job-$k\"",
+            token.display()
+        )),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("SECRET"), "{stdout}");
+    assert!(
+        !dir.join("arena-workers").exists(),
+        "a dry run writes nothing"
+    );
+
+    // A token file others can read is refused before anything is written.
+    let open = run(0o644, &["--dry-run"]);
+    assert_eq!(open.status.code(), Some(2), "{}", text(&open));
+    assert!(
+        text(&open).contains("open to other users (mode 644)"),
+        "{}",
+        text(&open)
+    );
+    // A grace as long as the job, a tournament's flag, a missing token file.
+    let long = run(0o600, &["--dry-run", "--grace", "3600"]);
+    assert!(text(&long).contains("--grace 3600 is not shorter than --time 1:00:00"));
+    let mixed = run(0o600, &["--dry-run", "--shards", "2"]);
+    assert_eq!(mixed.status.code(), Some(2));
+    assert!(
+        text(&mixed).contains("cannot be used with"),
+        "{}",
+        text(&mixed)
+    );
+    let missing = Command::new(ARENA)
+        .current_dir(&dir)
+        .args([
+            "slurm",
+            "--workers",
+            "1",
+            "--server",
+            "http://h:1",
+            "--dry-run",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(
+        text(&missing).contains("--token-file"),
+        "{}",
+        text(&missing)
+    );
+}

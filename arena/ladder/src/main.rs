@@ -52,9 +52,17 @@ enum Command {
         /// The server's base URL, say http://ladder.example.org:8080.
         #[arg(long)]
         server: String,
-        /// The worker token (`arena ladder worker add NAME` prints it).
-        #[arg(long)]
-        token: String,
+        /// The worker token itself (`arena ladder worker add NAME` prints it):
+        /// for a quick try only, since a command line is visible to every user
+        /// (`ps`, Slurm's `squeue`). Give exactly one of --token, --token-file
+        /// and the environment variable ARENA_WORKER_TOKEN.
+        #[arg(long, value_name = "T")]
+        token: Option<String>,
+        /// A file holding the worker token, readable by its owner only (mode
+        /// 600 or 400; refused when others can read it, a warning when its
+        /// group can).
+        #[arg(long, value_name = "PATH")]
+        token_file: Option<PathBuf>,
         /// Games played at once (default: the number of cores).
         #[arg(long)]
         concurrency: Option<usize>,
@@ -148,7 +156,33 @@ enum AuthorCommand {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let mut cli = Cli::parse();
+    if let Command::Worker {
+        token, token_file, ..
+    } = &mut cli.command
+    {
+        use arena_ladder::worker::{resolve_token, TOKEN_ENV};
+        match resolve_token(
+            token.take(),
+            token_file.as_deref(),
+            std::env::var_os(TOKEN_ENV),
+        ) {
+            Ok((t, warning)) => {
+                if let Some(w) = warning {
+                    eprintln!("arena worker: {w}");
+                }
+                *token = Some(t);
+            }
+            Err(e) => {
+                eprintln!("arena worker: {e}");
+                return ExitCode::from(2);
+            }
+        }
+        // The secret stays in this process: nothing it starts (builds, bots,
+        // with or without the sandbox) inherits it. Removed here, before the
+        // runtime's threads exist, as `remove_var` requires.
+        std::env::remove_var(TOKEN_ENV);
+    }
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -180,9 +214,10 @@ fn main() -> ExitCode {
                 name,
                 data,
                 sandbox,
+                ..
             } => arena_ladder::worker::run(arena_ladder::worker::WorkerOptions {
                 server,
-                token,
+                token: token.expect("resolved before the runtime started"),
                 concurrency: concurrency
                     .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
                 name,
@@ -261,5 +296,92 @@ fn main() -> ExitCode {
             eprintln!("arena-ladder: {e}");
             ExitCode::from(2)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The ready-made deploy files (docs/deploy/) run `arena worker` with
+    //! arguments this command line must accept: parsed here as clap parses
+    //! them, so a renamed flag breaks this test, not a stranger's machine.
+    use super::*;
+
+    fn deploy(file: &str) -> String {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/deploy/");
+        std::fs::read_to_string(format!("{path}{file}")).unwrap()
+    }
+
+    /// The worker's arguments `argv` (from `worker` on) parse, with the token
+    /// given exactly one way.
+    fn parses(argv: &[String], env_token: bool) {
+        let cli = Cli::try_parse_from(
+            std::iter::once("arena-ladder".to_string()).chain(argv.iter().cloned()),
+        )
+        .unwrap_or_else(|e| panic!("{argv:?}: {e}"));
+        let Command::Worker {
+            token, token_file, ..
+        } = cli.command
+        else {
+            panic!("not `worker`: {argv:?}");
+        };
+        let given = usize::from(token.is_some())
+            + usize::from(token_file.is_some())
+            + usize::from(env_token);
+        assert_eq!(given, 1, "the token is given {given} ways: {argv:?}");
+        assert!(token.is_none(), "a token on the command line: {argv:?}");
+    }
+
+    #[test]
+    fn the_systemd_units_exec_start_is_a_worker_command_line() {
+        let unit = deploy("arena-worker.service");
+        let exec = unit
+            .lines()
+            .find_map(|l| l.strip_prefix("ExecStart="))
+            .expect("an ExecStart line");
+        // systemd's specifiers: %d the credentials directory, %H the host.
+        let words: Vec<String> = exec
+            .replace("%d", "/run/credentials/arena-worker.service")
+            .replace("%H", "lab-pc-1")
+            .split_whitespace()
+            .map(str::to_string)
+            .collect();
+        assert!(words[0].ends_with("/arena"), "{exec}");
+        parses(&words[1..], false);
+        assert!(exec.contains("--token-file %d/token"), "{exec}");
+        assert!(unit.contains("\nLoadCredential=token:"), "{unit}");
+        assert!(unit.contains("\nKillSignal=SIGTERM\n"));
+        assert!(
+            unit.contains("\nKillMode=mixed\n"),
+            "only the worker gets SIGTERM"
+        );
+    }
+
+    #[test]
+    fn the_kubernetes_deployments_command_is_a_worker_command_line() {
+        let yaml = deploy("arena-worker.yaml");
+        let command = yaml
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("command: "))
+            .expect("a command");
+        let mut argv: Vec<String> = serde_json::from_str(command).expect("a JSON-style list");
+        assert_eq!(argv.first().map(String::as_str), Some("arena"));
+        argv.remove(0);
+        // args: the `- ` items after `args:`, at that indentation.
+        let mut lines = yaml.lines().skip_while(|l| l.trim() != "args:").skip(1);
+        let first = lines.next().expect("args");
+        let indent = first.len() - first.trim_start().len();
+        for l in std::iter::once(first).chain(lines) {
+            let Some(item) = l.get(indent..).and_then(|l| l.strip_prefix("- ")) else {
+                break;
+            };
+            argv.push(
+                item.trim_matches('"')
+                    .replace("$(POD_NAME)", "arena-worker-5d9c-x2"),
+            );
+        }
+        assert!(argv.len() > 3, "{argv:?}");
+        let env_token = yaml.contains("- name: ARENA_WORKER_TOKEN\n");
+        parses(&argv, env_token);
+        assert!(yaml.contains("terminationGracePeriodSeconds: "));
     }
 }

@@ -42,6 +42,96 @@ pub struct WorkerOptions {
     pub no_sandbox: bool,
 }
 
+/// The environment variable `arena worker` reads its token from when
+/// neither `--token` nor `--token-file` is given.
+pub const TOKEN_ENV: &str = "ARENA_WORKER_TOKEN";
+
+/// Where the token comes from: exactly one of `--token`, `--token-file`
+/// and [`TOKEN_ENV`].
+///
+/// `--token` is for a quick try only: a command line is seen by every user
+/// of the machine (`ps`) and, under Slurm, by `squeue`/`scontrol show job`.
+/// A token file must not be readable or writable by others (refused, as
+/// ssh refuses a private key); a file the group can read is accepted with
+/// a warning on stderr, since a Kubernetes Secret mounted with an `fsGroup`
+/// is group-readable by design. Returns the token and that warning.
+pub fn resolve_token(
+    token: Option<String>,
+    token_file: Option<&Path>,
+    env: Option<std::ffi::OsString>,
+) -> Result<(String, Option<String>), String> {
+    let given: Vec<&str> = [
+        token.as_ref().map(|_| "--token"),
+        token_file.map(|_| "--token-file"),
+        env.as_ref().map(|_| TOKEN_ENV),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let check = |t: String, from: &str| {
+        let t = t.trim().to_string();
+        if t.is_empty() {
+            Err(format!("{from} holds no token"))
+        } else if t.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            Err(format!(
+                "{from} holds more than one word; it must hold the token alone \
+                 (`arena ladder worker add NAME` prints it on its last line)"
+            ))
+        } else {
+            Ok(t)
+        }
+    };
+    match (given.len(), token, token_file, env) {
+        (0, ..) => Err(format!(
+            "no worker token: give --token-file PATH (a file only you can read), or set \
+             {TOKEN_ENV}; `arena ladder worker add NAME` on the server prints one"
+        )),
+        (1, Some(t), _, _) => Ok((check(t, "--token")?, None)),
+        (1, _, Some(path), _) => read_token_file(path).and_then(|(t, warning)| {
+            Ok((
+                check(t, &format!("--token-file {}", path.display()))?,
+                warning,
+            ))
+        }),
+        (1, _, _, Some(v)) => {
+            let v = v
+                .into_string()
+                .map_err(|_| format!("{TOKEN_ENV} is not UTF-8"))?;
+            Ok((check(v, TOKEN_ENV)?, None))
+        }
+        _ => Err(format!(
+            "the worker token is given {} ways ({}): give exactly one",
+            given.len(),
+            given.join(", ")
+        )),
+    }
+}
+
+/// A token file's text, refused when others may read or change it.
+fn read_token_file(path: &Path) -> Result<(String, Option<String>), String> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let shown = path.display();
+    let meta = std::fs::metadata(path).map_err(|e| format!("--token-file {shown}: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!("--token-file {shown} is not a file"));
+    }
+    let mode = meta.permissions().mode() & 0o777;
+    if mode & 0o007 != 0 {
+        return Err(format!(
+            "--token-file {shown} is open to other users (mode {mode:03o}); anyone who reads \
+             the token can post records as this worker: `chmod 600 {shown}`"
+        ));
+    }
+    let warning = (mode & 0o070 != 0).then(|| {
+        format!(
+            "warning: --token-file {shown} is open to its group (mode {mode:03o}); \
+             `chmod 600` it unless the group is this worker's alone"
+        )
+    });
+    let text = std::fs::read_to_string(path).map_err(|e| format!("--token-file {shown}: {e}"))?;
+    Ok((text, warning))
+}
+
 /// Why the worker stopped other than by SIGTERM.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum WorkerError {
@@ -313,6 +403,8 @@ pub async fn run(opts: WorkerOptions) -> Result<(), WorkerError> {
 async fn slot(shared: Arc<Shared>, n: usize) {
     let mut failures = 0u32;
     let mut idle = 0u32;
+    // Games given back in a row because they could not be played here.
+    let mut given_back = 0u32;
     let mut reported = false;
     while !shared.stopping() {
         let req = LeaseRequest {
@@ -337,7 +429,19 @@ async fn slot(shared: Arc<Shared>, n: usize) {
                 reported = true;
                 idle = 0;
                 match serde_json::from_slice::<LeaseOffer>(&a.body) {
-                    Ok(offer) => play_lease(&shared, offer).await,
+                    Ok(offer) => {
+                        if play_lease(&shared, offer).await {
+                            // The server offers the oldest queued game first:
+                            // most likely the same one again (a version with
+                            // no archive, a build that fails here). Backing
+                            // off keeps that from becoming a loop of leases
+                            // as fast as the network allows.
+                            shared.pause(backoff(given_back)).await;
+                            given_back += 1;
+                        } else {
+                            given_back = 0;
+                        }
+                    }
                     Err(e) => {
                         eprintln!("arena worker: slot {n}: the lease does not read ({e})");
                         shared.pause(backoff(3)).await;
@@ -403,8 +507,8 @@ fn heartbeats(
     })
 }
 
-/// Plays one leased game and posts it.
-async fn play_lease(shared: &Arc<Shared>, offer: LeaseOffer) {
+/// Plays one leased game and posts it; true if it gave the game back.
+async fn play_lease(shared: &Arc<Shared>, offer: LeaseOffer) -> bool {
     eprintln!(
         "arena worker: game {}: leased ({} vs {}, {} ms a move)",
         offer.game_id,
@@ -418,6 +522,7 @@ async fn play_lease(shared: &Arc<Shared>, offer: LeaseOffer) {
     let (lost_tx, mut lost) = watch::channel(false);
     let beat = heartbeats(shared.clone(), &offer, lost_tx);
     let outcome = play_offer(shared, &offer, &mut lost).await;
+    let gave_back = matches!(outcome, Played::GiveBack(_));
     match outcome {
         Played::Record(text) => {
             // Kept until the server has answered it.
@@ -439,6 +544,7 @@ async fn play_lease(shared: &Arc<Shared>, offer: LeaseOffer) {
         ),
     }
     beat.abort();
+    gave_back
 }
 
 enum Played {
@@ -635,5 +741,95 @@ async fn post_pending(shared: &Shared) {
             let what = format!("lease {lease}");
             post_record(shared, &lease, &what, text, &path).await;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt as _;
+
+    fn file(dir: &Path, name: &str, text: &str, mode: u32) -> PathBuf {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode)).unwrap();
+        p
+    }
+
+    #[test]
+    fn the_token_comes_from_exactly_one_place() {
+        let tmp = tempfile::tempdir().unwrap();
+        let f = file(tmp.path(), "t", "w1.secret\n", 0o600);
+        let env = || Some(std::ffi::OsString::from("w1.fromenv"));
+        assert_eq!(
+            resolve_token(Some("w1.x".into()), None, None).unwrap(),
+            ("w1.x".into(), None)
+        );
+        assert_eq!(
+            resolve_token(None, Some(&f), None).unwrap(),
+            ("w1.secret".into(), None),
+            "the file's newline is not part of the token"
+        );
+        assert_eq!(resolve_token(None, None, env()).unwrap().0, "w1.fromenv");
+        let none = resolve_token(None, None, None).unwrap_err();
+        assert!(
+            none.contains("no worker token") && none.contains(TOKEN_ENV),
+            "{none}"
+        );
+        let two = resolve_token(Some("a".into()), Some(&f), None).unwrap_err();
+        assert!(two.contains("2 ways (--token, --token-file)"), "{two}");
+        let three = resolve_token(Some("a".into()), Some(&f), env()).unwrap_err();
+        assert!(
+            three.contains("3 ways") && three.contains("exactly one"),
+            "{three}"
+        );
+        let file_and_env = resolve_token(None, Some(&f), env()).unwrap_err();
+        assert!(file_and_env.contains(TOKEN_ENV), "{file_and_env}");
+    }
+
+    #[test]
+    fn a_token_file_others_can_read_is_refused_like_an_ssh_key() {
+        let tmp = tempfile::tempdir().unwrap();
+        for mode in [0o644, 0o604, 0o602, 0o666] {
+            let f = file(tmp.path(), "open", "w1.s", mode);
+            let e = resolve_token(None, Some(&f), None).unwrap_err();
+            assert!(
+                e.contains("open to other users") && e.contains("chmod 600"),
+                "{e}"
+            );
+        }
+        // A group-readable file (a Kubernetes Secret with an fsGroup): a warning.
+        let f = file(tmp.path(), "group", "w1.s", 0o640);
+        let (t, warning) = resolve_token(None, Some(&f), None).unwrap();
+        assert_eq!(t, "w1.s");
+        assert!(warning.unwrap().contains("open to its group (mode 640)"));
+        let f = file(tmp.path(), "ro", "w1.s", 0o400);
+        assert_eq!(resolve_token(None, Some(&f), None).unwrap().1, None);
+    }
+
+    #[test]
+    fn a_bad_token_source_says_what_is_wrong() {
+        let tmp = tempfile::tempdir().unwrap();
+        let missing = resolve_token(None, Some(&tmp.path().join("nope")), None).unwrap_err();
+        assert!(
+            missing.contains("--token-file") && missing.contains("nope"),
+            "{missing}"
+        );
+        let dir = resolve_token(None, Some(tmp.path()), None).unwrap_err();
+        assert!(dir.contains("is not a file"), "{dir}");
+        let empty = file(tmp.path(), "empty", "\n", 0o600);
+        let e = resolve_token(None, Some(&empty), None).unwrap_err();
+        assert!(e.contains("holds no token"), "{e}");
+        // The whole output of `worker add` pasted into the file.
+        let pasted = file(
+            tmp.path(),
+            "pasted",
+            "added worker `w1`; its token (shown once, keep it secret):\nw1.s\n",
+            0o600,
+        );
+        let e = resolve_token(None, Some(&pasted), None).unwrap_err();
+        assert!(e.contains("more than one word"), "{e}");
+        let e = resolve_token(None, None, Some("".into())).unwrap_err();
+        assert!(e.contains("ARENA_WORKER_TOKEN holds no token"), "{e}");
     }
 }

@@ -51,7 +51,8 @@ enum Command {
     /// Combine the run directories of shards into one report.
     Merge(merge::MergeArgs),
     /// Run a tournament on a Slurm cluster: an array job of N shards and a
-    /// dependent job that merges them into reports/<name>/.
+    /// dependent job that merges them into reports/<name>/; or, with
+    /// --workers N, an array job of N ladder workers.
     Slurm(slurm::SlurmArgs),
     /// Write an opening suite: N distinct openings of a game, optionally
     /// only those a reference search judges close to even.

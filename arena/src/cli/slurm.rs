@@ -7,25 +7,62 @@ use clap::Args;
 
 use super::Error;
 use arena::run::config::Config;
-use arena::tools::slurm::{Plan, SlurmError, MERGE_SCRIPT, SHARD_SCRIPT};
+use arena::tools::slurm::{FleetPlan, Plan, SlurmError, MERGE_SCRIPT, SHARD_SCRIPT, WORKER_SCRIPT};
 
-/// `arena slurm CONFIG --shards N`.
+/// `arena slurm CONFIG --shards N`, or `arena slurm --workers N --server URL
+/// --token-file F`.
 #[derive(Args, Debug)]
 pub struct SlurmArgs {
     /// The tournament config (TOML), e.g. tournaments/demo-dakon.toml.
-    pub config: PathBuf,
+    #[arg(required_unless_present = "workers")]
+    pub config: Option<PathBuf>,
     /// Number of shards: array tasks 1..=N, each plays the games whose pair id
     /// is K-1 modulo N (a gauntlet with `sprt`: whole pairings, every N-th
     /// challenger).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=10_000))]
-    pub shards: u64,
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=10_000), required_unless_present = "workers")]
+    pub shards: Option<u64>,
+    /// Instead of a tournament: an array job of N ladder workers (`arena
+    /// worker`), each until the job's --time (SIGTERM --grace seconds before).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=10_000),
+          conflicts_with_all = ["config", "shards", "seed", "no_build"],
+          requires_all = ["server", "token_file"])]
+    pub workers: Option<u64>,
+    /// With --workers: the ladder server's URL, e.g. https://ladder.example.org.
+    #[arg(long, value_name = "URL", requires = "workers")]
+    pub server: Option<String>,
+    /// With --workers: the worker token's file (from `arena ladder worker add`),
+    /// mode 600, on a file system the nodes share; each task reads it there,
+    /// the token goes into no script or command line.
+    #[arg(long, value_name = "PATH", requires = "workers")]
+    pub token_file: Option<PathBuf>,
+    /// With --workers: games at once per task [default: --cpus-per-task].
+    #[arg(long, value_name = "N", requires = "workers", value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub concurrency: Option<u64>,
+    /// With --workers: the job name, and each task's worker name
+    /// NAME-<job id>-<task id>.
+    #[arg(long, default_value = "arena-worker", requires = "workers")]
+    pub name: String,
+    /// With --workers: SIGTERM this many seconds before --time ends (Slurm may
+    /// send it up to 60 s earlier), for the workers to give back their games.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 120,
+        requires = "workers"
+    )]
+    pub grace: u64,
+    /// With --workers: `none` runs the bots without a sandbox on the nodes.
+    #[arg(long, value_parser = ["none"], requires = "workers")]
+    pub sandbox: Option<String>,
     /// Slurm partition for both jobs [default: the cluster's default].
     #[arg(long, value_name = "P")]
     pub partition: Option<String>,
     /// Time limit of each job (Slurm's format: MM, HH:MM:SS, D-HH:MM...).
     #[arg(long, value_name = "HH:MM:SS")]
     pub time: Option<String>,
-    /// Run directory: shards, Slurm logs and the merged report [default: reports/<name>].
+    /// Run directory: shards, Slurm logs and the merged report [default:
+    /// reports/<name>]; with --workers: the script, logs and each task's data
+    /// (task-K/) [default: arena-workers].
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Overrides the config's seed.
@@ -56,7 +93,15 @@ impl From<SlurmError> for Error {
 
 /// Runs `arena slurm`.
 pub fn run(args: SlurmArgs) -> Result<(), Error> {
-    let mut config = Config::load(&args.config).map_err(Error::usage)?;
+    if let Some(n) = args.workers {
+        return workers(&args, n);
+    }
+    let (Some(config_path), Some(shards)) = (&args.config, args.shards) else {
+        return Err(Error::Usage(
+            "give a tournament config and --shards N, or --workers N".into(),
+        ));
+    };
+    let mut config = Config::load(config_path).map_err(Error::usage)?;
     if let Some(seed) = args.seed {
         config.seed = seed;
     }
@@ -73,10 +118,10 @@ pub fn run(args: SlurmArgs) -> Result<(), Error> {
         name: config.name.clone(),
         arena: std::env::current_exe()
             .map_err(|e| Error::Usage(format!("cannot find the arena binary: {e}")))?,
-        config: absolute(&args.config),
+        config: absolute(config_path),
         workdir: workdir.clone(),
         run_dir,
-        shards: args.shards,
+        shards,
         seed: args.seed,
         cpus_per_task: args.cpus_per_task,
         partition: args.partition.clone(),
@@ -146,5 +191,81 @@ pub fn run(args: SlurmArgs) -> Result<(), Error> {
     );
     println!("logs:   {}", plan.slurm_dir().display());
     println!("watch:  squeue -j {array},{merge}");
+    Ok(())
+}
+
+/// `arena slurm --workers N`: checks, then prints or submits the array job.
+fn workers(args: &SlurmArgs, n: u64) -> Result<(), Error> {
+    let workdir = std::env::current_dir()
+        .map_err(|e| Error::Usage(format!("cannot read the current directory: {e}")))?;
+    let (Some(server), Some(token_file)) = (&args.server, &args.token_file) else {
+        return Err(Error::Usage(
+            "--workers needs --server URL and --token-file PATH".into(),
+        ));
+    };
+    let token_file = workdir.join(token_file);
+    // The check `arena worker` makes on the node, made here too: a file
+    // others can read is refused now, not in N job logs later. Nothing of
+    // it is kept: the tasks read the file themselves.
+    check_token_file(&token_file)?;
+    let plan = FleetPlan {
+        name: args.name.clone(),
+        arena: std::env::current_exe()
+            .map_err(|e| Error::Usage(format!("cannot find the arena binary: {e}")))?,
+        out: workdir.join(args.out.clone().unwrap_or_else(|| "arena-workers".into())),
+        workdir,
+        workers: n,
+        server: server.clone(),
+        token_file,
+        cpus_per_task: args.cpus_per_task,
+        concurrency: args.concurrency,
+        grace: args.grace,
+        no_sandbox: args.sandbox.is_some(),
+        partition: args.partition.clone(),
+        time: args.time.clone(),
+        extra: args.sbatch.clone(),
+    };
+    plan.check()?;
+    let script = plan.slurm_dir().join(WORKER_SCRIPT);
+    if args.dry_run {
+        println!("# {}", script.display());
+        print!("{}", plan.script());
+        println!();
+        println!("# submitted with:");
+        println!("#   sbatch --parsable {}", script.display());
+        return Ok(());
+    }
+    let job = plan.submit()?;
+    println!(
+        "workers: job {job} (array 1-{n}: task K runs `arena worker` named {}-{job}-K against {})",
+        plan.name, plan.server
+    );
+    println!("logs:    {}", plan.slurm_dir().display());
+    println!("watch:   squeue -j {job}; on the server: arena ladder worker list");
+    println!("stop:    scancel {job} (each worker gives back its games in progress)");
+    Ok(())
+}
+
+/// A token file that exists, is a file, and that no other user can read or
+/// change (the worker's own rule: arena_ladder::worker::resolve_token).
+fn check_token_file(path: &Path) -> Result<(), Error> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let meta = std::fs::metadata(path)
+        .map_err(|e| Error::Usage(format!("--token-file {}: {e}", path.display())))?;
+    if !meta.is_file() {
+        return Err(Error::Usage(format!(
+            "--token-file {} is not a file",
+            path.display()
+        )));
+    }
+    let mode = meta.permissions().mode() & 0o777;
+    if mode & 0o007 != 0 {
+        return Err(Error::Usage(format!(
+            "--token-file {} is open to other users (mode {mode:03o}); the workers would \
+             refuse it: `chmod 600 {}`",
+            path.display(),
+            path.display()
+        )));
+    }
     Ok(())
 }

@@ -54,6 +54,12 @@ pub enum PlanError {
     Partition(String),
     #[error("--sbatch `{0}` is not an sbatch option (give it as --sbatch=--account=NAME)")]
     Option(String),
+    #[error("--server `{0}` is not a URL (http://HOST:PORT or https://...)")]
+    Server(String),
+    #[error("--name `{0}` must be one word of letters, digits, `.`, `_` and `-`")]
+    Name(String),
+    #[error("--grace {grace} is not shorter than --time {time}: the workers would be told to stop before they start")]
+    Grace { grace: u64, time: String },
 }
 
 /// Everything the two batch scripts depend on. Paths are absolute.
@@ -223,6 +229,195 @@ impl Plan {
         l.push("\"$arena\" report \"$run\"".into());
         l.join("\n") + "\n"
     }
+}
+
+/// `arena slurm --workers N --server URL --token-file F`: an array job of
+/// N ladder workers, each `arena worker` for the job's wall time.
+///
+/// The token never appears in the script, on a command line or in Slurm's
+/// job record: each task gives `arena worker` the token file's path, and
+/// the worker reads it on the node (so the file must be on a file system
+/// the nodes share, readable by the job's user only).
+///
+/// At the end of its time limit Slurm kills a job: SIGTERM, then SIGKILL
+/// `KillWait` seconds later (30 by default). A worker needs a few seconds
+/// for SIGTERM (it gives back the leases of its games in progress, one
+/// HTTP call each, and keeps unposted records on disk), more when the
+/// server is slow; so the script asks for SIGTERM `grace` seconds before
+/// the limit (`#SBATCH --signal=B:TERM@grace`), whatever the cluster's
+/// KillWait. Slurm may send it up to 60 s earlier than asked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FleetPlan {
+    /// Job name, and the prefix of each task's worker name:
+    /// `NAME-<array job id>-<task id>`.
+    pub name: String,
+    /// The arena binary the tasks run (`arena worker` runs the
+    /// `arena-ladder` beside it).
+    pub arena: PathBuf,
+    /// The jobs' working directory.
+    pub workdir: PathBuf,
+    /// Scripts, logs (`slurm/`) and each task's worker data (`task-K/`).
+    pub out: PathBuf,
+    pub workers: u64,
+    /// The ladder server's base URL.
+    pub server: String,
+    /// The worker token's file (absolute), read by each task.
+    pub token_file: PathBuf,
+    pub cpus_per_task: u64,
+    /// Games at once per task [default: `cpus_per_task`].
+    pub concurrency: Option<u64>,
+    /// Seconds before the time limit at which the worker gets SIGTERM.
+    pub grace: u64,
+    /// `--sandbox none` for the workers.
+    pub no_sandbox: bool,
+    pub partition: Option<String>,
+    pub time: Option<String>,
+    pub extra: Vec<String>,
+}
+
+pub const WORKER_SCRIPT: &str = "workers.sbatch";
+
+impl FleetPlan {
+    /// The [`Plan`] fields the `#SBATCH` header shares with tournaments.
+    fn as_plan(&self) -> Plan {
+        Plan {
+            name: self.name.clone(),
+            arena: self.arena.clone(),
+            config: PathBuf::new(),
+            workdir: self.workdir.clone(),
+            run_dir: self.out.clone(),
+            shards: self.workers,
+            seed: None,
+            cpus_per_task: self.cpus_per_task,
+            partition: self.partition.clone(),
+            time: self.time.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+
+    pub fn slurm_dir(&self) -> PathBuf {
+        self.out.join("slurm")
+    }
+
+    /// What the script or the cluster cannot carry: the checks of
+    /// [`Plan::check`], a server that is not an http(s) URL, a name that is
+    /// not one word, a grace that leaves no time to play.
+    pub fn check(&self) -> Result<(), SlurmError> {
+        self.as_plan().check_words()?;
+        if !(self.server.starts_with("http://") || self.server.starts_with("https://"))
+            || self
+                .server
+                .chars()
+                .any(|c| c.is_whitespace() || c.is_control())
+        {
+            return Err(PlanError::Server(self.server.clone()).into());
+        }
+        if self.name.is_empty()
+            || !self
+                .name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+        {
+            return Err(PlanError::Name(self.name.clone()).into());
+        }
+        if let Some(t) = &self.time {
+            let limit = time_limit_seconds(t).ok_or_else(|| PlanError::Time(t.clone()))?;
+            if self.grace >= limit {
+                return Err(PlanError::Grace {
+                    grace: self.grace,
+                    time: t.clone(),
+                }
+                .into());
+            }
+        }
+        Ok(())
+    }
+
+    /// The array job: task K runs one worker until SIGTERM.
+    pub fn script(&self) -> String {
+        let n = self.workers;
+        let mut l = Vec::new();
+        self.as_plan().header(
+            &mut l,
+            self.name.clone(),
+            format!("{}/worker-%A-%a.out", self.slurm_dir().display()),
+        );
+        l.push(format!("#SBATCH --array=1-{n}"));
+        l.push(format!("#SBATCH --cpus-per-task={}", self.cpus_per_task));
+        // B: the batch shell, which is the worker itself (exec below).
+        l.push(format!("#SBATCH --signal=B:TERM@{}", self.grace));
+        l.push(format!(
+            "# Written by `arena slurm --workers`: {n} ladder workers for {}.",
+            self.server
+        ));
+        l.push(format!(
+            "# SIGTERM comes {} s (up to 60 s more) before the time limit: the worker",
+            self.grace
+        ));
+        l.push("# gives back its games in progress and exits 0. The token is read from".into());
+        l.push(
+            "# --token-file on the node: it is in no command line, script or job record.".into(),
+        );
+        l.push("set -euo pipefail".into());
+        l.push(format!("arena={}", sh_quote(&self.arena.to_string_lossy())));
+        l.push(format!("out={}", sh_quote(&self.out.to_string_lossy())));
+        l.push(
+            "k=${SLURM_ARRAY_TASK_ID:?submit this script with sbatch, or set SLURM_ARRAY_TASK_ID}"
+                .into(),
+        );
+        l.push("job=${SLURM_ARRAY_JOB_ID:-${SLURM_JOB_ID:-local}}".into());
+        // Task K keeps its cache and unposted records in task-K: a requeued
+        // or later task K posts what an earlier one could not.
+        let mut cmd = format!(
+            "exec \"$arena\" worker --server {} --token-file {} --concurrency {} --name {}-\"$job-$k\" --data \"$out/task-$k\"",
+            sh_quote(&self.server),
+            sh_quote(&self.token_file.to_string_lossy()),
+            self.concurrency.unwrap_or(self.cpus_per_task),
+            sh_quote(&self.name),
+        );
+        if self.no_sandbox {
+            cmd.push_str(" --sandbox none");
+        }
+        l.push(cmd);
+        l.join("\n") + "\n"
+    }
+
+    /// Writes the script into `OUT/slurm/` and submits it; the job id.
+    pub fn submit(&self) -> Result<String, SlurmError> {
+        let dir = self.slurm_dir();
+        let path = dir.join(WORKER_SCRIPT);
+        let io = |p: &Path| {
+            let path = p.to_path_buf();
+            move |source| SlurmError::Io { path, source }
+        };
+        std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+        std::fs::write(&path, self.script()).map_err(io(&path))?;
+        sbatch(&[], &path)
+    }
+}
+
+/// A Slurm time limit in seconds: `M`, `M:S`, `H:M:S`, `D-H`, `D-H:M`,
+/// `D-H:M:S` (sbatch's formats); `None` for anything else.
+pub fn time_limit_seconds(t: &str) -> Option<u64> {
+    let num = |s: &str| -> Option<u64> {
+        (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| s.parse().ok())
+            .flatten()
+    };
+    let (days, rest) = match t.split_once('-') {
+        Some((d, rest)) => (Some(num(d)?), rest),
+        None => (None, t),
+    };
+    let parts: Vec<u64> = rest.split(':').map(num).collect::<Option<_>>()?;
+    let secs = match (days, parts.as_slice()) {
+        (None, [m]) => m * 60,
+        (None, [m, s]) => m * 60 + s,
+        (None, [h, m, s]) | (Some(_), [h, m, s]) => h * 3600 + m * 60 + s,
+        (Some(_), [h]) => h * 3600,
+        (Some(_), [h, m]) => h * 3600 + m * 60,
+        _ => return None,
+    };
+    Some(days.unwrap_or(0) * 86_400 + secs)
 }
 
 /// `s` as one single-quoted shell word.
@@ -448,6 +643,156 @@ mod tests {
         let mut p = plan();
         p.extra = vec!["account=x".into()];
         assert!(p.check().unwrap_err().to_string().contains("--sbatch"));
+    }
+
+    fn fleet() -> FleetPlan {
+        FleetPlan {
+            name: "lab".into(),
+            arena: "/opt/arena/bin/arena".into(),
+            workdir: "/home/u/arena".into(),
+            out: "/home/u/arena/workers".into(),
+            workers: 4,
+            server: "https://ladder.example.org:8443/".into(),
+            token_file: "/home/u/.config/arena/worker's token".into(),
+            cpus_per_task: 3,
+            concurrency: None,
+            grace: 90,
+            no_sandbox: false,
+            partition: Some("short".into()),
+            time: Some("04:00:00".into()),
+            extra: vec!["--account=proj".into()],
+        }
+    }
+
+    #[test]
+    fn the_worker_script_runs_one_named_worker_per_task_with_the_token_from_a_file() {
+        let s = fleet().script();
+        for line in [
+            "#SBATCH --array=1-4",
+            "#SBATCH --job-name=lab",
+            "#SBATCH --output=/home/u/arena/workers/slurm/worker-%A-%a.out",
+            "#SBATCH --chdir=/home/u/arena",
+            "#SBATCH --partition=short",
+            "#SBATCH --time=04:00:00",
+            "#SBATCH --cpus-per-task=3",
+            "#SBATCH --signal=B:TERM@90",
+            "#SBATCH --account=proj",
+            "#SBATCH --open-mode=append",
+            "arena=/opt/arena/bin/arena",
+            "out=/home/u/arena/workers",
+        ] {
+            assert!(s.lines().any(|l| l == line), "no `{line}` in:\n{s}");
+        }
+        let exec = s.lines().find(|l| l.starts_with("exec ")).unwrap();
+        assert_eq!(
+            exec,
+            "exec \"$arena\" worker --server https://ladder.example.org:8443/ \
+             --token-file '/home/u/.config/arena/worker'\\''s token' --concurrency 3 \
+             --name lab-\"$job-$k\" --data \"$out/task-$k\""
+        );
+        let first_cmd = s.lines().position(|l| l.starts_with("set ")).unwrap();
+        assert!(s.lines().skip(first_cmd).all(|l| !l.starts_with("#SBATCH")));
+        let mut p = fleet();
+        p.concurrency = Some(8);
+        p.no_sandbox = true;
+        let s = p.script();
+        assert!(s.contains("--concurrency 8 --name"), "{s}");
+        assert!(
+            s.contains("--data \"$out/task-$k\" --sandbox none\n"),
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn the_worker_script_runs_under_bash_and_names_each_task() {
+        // Run for real with a stand-in arena that prints its arguments: the
+        // task's name and data directory come from Slurm's variables.
+        let tmp = tempfile::tempdir().unwrap();
+        let fake = tmp.path().join("fake arena $(touch pwned)");
+        std::fs::write(
+            &fake,
+            "#!/bin/sh\nfor a in \"$@\"; do echo \"[$a]\"; done\n",
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let mut p = fleet();
+        p.arena = fake;
+        p.server = "http://10.0.0.1:8080".into();
+        let out = Command::new("bash")
+            .args(["-c", &p.script()])
+            .current_dir(tmp.path())
+            .env("SLURM_ARRAY_TASK_ID", "2")
+            .env("SLURM_ARRAY_JOB_ID", "77")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let args = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(
+            args,
+            "[worker]\n[--server]\n[http://10.0.0.1:8080]\n[--token-file]\n\
+             [/home/u/.config/arena/worker's token]\n[--concurrency]\n[3]\n[--name]\n\
+             [lab-77-2]\n[--data]\n[/home/u/arena/workers/task-2]\n"
+        );
+        assert!(!tmp.path().join("pwned").exists());
+        // Without Slurm's variables it says what is missing.
+        let out = Command::new("bash")
+            .args(["-c", &p.script()])
+            .env_remove("SLURM_ARRAY_TASK_ID")
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        assert!(String::from_utf8_lossy(&out.stderr).contains("submit this script with sbatch"));
+    }
+
+    #[test]
+    fn the_worker_plan_refuses_what_cannot_work() {
+        assert!(fleet().check().is_ok());
+        let refused = |f: &dyn Fn(&mut FleetPlan)| {
+            let mut p = fleet();
+            f(&mut p);
+            p.check().unwrap_err().to_string()
+        };
+        assert!(refused(&|p| p.server = "ladder.example.org".into()).contains("--server"));
+        assert!(refused(&|p| p.server = "http://a b".into()).contains("--server"));
+        assert!(refused(&|p| p.name = "my lab".into()).contains("--name"));
+        assert!(refused(&|p| p.name = "$(x)".into()).contains("--name"));
+        assert!(refused(&|p| p.out = "/home/u/my workers".into()).contains("whitespace"));
+        let e = refused(&|p| {
+            p.time = Some("1".into());
+            p.grace = 60
+        });
+        assert!(e.contains("--grace 60 is not shorter than --time 1"), "{e}");
+        assert!(refused(&|p| p.time = Some("1:2:3:4".into())).contains("--time"));
+        let mut p = fleet();
+        p.time = None;
+        assert!(p.check().is_ok(), "no --time: the partition's limit");
+    }
+
+    #[test]
+    fn slurm_time_limits_in_seconds() {
+        for (t, s) in [
+            ("30", 1800),
+            ("2:30", 150),
+            ("01:30:00", 5400),
+            ("1-0", 86_400),
+            ("1-2:03", 86_400 + 7200 + 180),
+            ("2-00:00:05", 172_805),
+        ] {
+            assert_eq!(time_limit_seconds(t), Some(s), "{t}");
+        }
+        for t in [
+            "",
+            "1:",
+            "-1",
+            "1-",
+            "a",
+            "1:2:3:4",
+            "1-2:3:4:5",
+            "UNLIMITED",
+        ] {
+            assert_eq!(time_limit_seconds(t), None, "{t}");
+        }
     }
 
     #[test]
