@@ -128,12 +128,8 @@ const ASSETS: &[(&str, &str, &str)] = &[
         "text/javascript; charset=utf-8",
         include_str!("assets/live.js"),
     ),
-    // The HTML report's own viewer and style, reused as they are.
-    (
-        "report.js",
-        "text/javascript; charset=utf-8",
-        arena::report::html::JS,
-    ),
+    // The HTML report's own style, reused as it is (its script, built with
+    // the games' drawers, is `report.js` in `asset`).
     (
         "report.css",
         "text/css; charset=utf-8",
@@ -142,7 +138,17 @@ const ASSETS: &[(&str, &str, &str)] = &[
 ];
 
 async fn asset(axum::extract::Path(file): axum::extract::Path<String>) -> Response {
-    match ASSETS.iter().find(|(name, _, _)| *name == file) {
+    // The HTML report's own viewer, as the report has it.
+    let report_js = (
+        "report.js",
+        "text/javascript; charset=utf-8",
+        arena::report::html::js(),
+    );
+    let found = ASSETS
+        .iter()
+        .chain(std::iter::once(&report_js))
+        .find(|(name, _, _)| *name == file);
+    match found {
         Some((_, ct, text)) => (
             [
                 (header::CONTENT_TYPE, HeaderValue::from_static(ct)),
