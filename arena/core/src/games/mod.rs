@@ -3,8 +3,9 @@
 //! game can be chosen at run time by its wire name.
 //!
 //! Engines are pure: no I/O, no clocks, no processes, no randomness. A third
-//! game is added by writing one module that implements [`Game`] and adding one
-//! line to [`GAMES`].
+//! game is added by writing one module that implements [`Game`] and builds
+//! its [`GameEntry`], and adding that entry to [`GAMES`] (docs/architecture.md,
+//! "Adding a game").
 
 pub mod dakon;
 pub mod dakon_view;
