@@ -4,13 +4,13 @@ The package, OpenSpiel's registration, the Gymnasium ids and PettingZoo have no 
 games of their own: they read :func:`arena_games.entries` (arena-core's ``GAMES``). The
 tests here loop over that list, so a game added to the registry is tested here without a
 line of Python. The shipped package has Dakon and Ludus latrunculorum; Nim, arena-core's
-test-only game, is in a package built with the ``nim`` feature::
+test-only game, is in a package built with the ``nim`` feature (beside the .venv of
+venv.sh, not in it)::
 
-    python3 -m venv .venv-nim && .venv-nim/bin/pip install maturin pytest numpy \\
-        open_spiel pettingzoo gymnasium
-    CARGO_TARGET_DIR=$PWD/target VIRTUAL_ENV=$PWD/.venv-nim \\
-        .venv-nim/bin/maturin develop --features nim -m arena/python/Cargo.toml
-    .venv-nim/bin/python -m pytest -q arena/python/tests/test_entries.py
+    CARGO_TARGET_DIR=$PWD/target .venv/bin/maturin build --release --features nim \\
+        -m arena/python/Cargo.toml -o /tmp/nim-wheel
+    .venv/bin/pip install --no-deps --target /tmp/nim-pkg /tmp/nim-wheel/*.whl
+    PYTHONPATH=/tmp/nim-pkg .venv/bin/python -m pytest -q arena/python/tests/test_entries.py
 
 and then :func:`test_nim_is_in_every_front_end` runs instead of being skipped.
 """
@@ -71,8 +71,9 @@ def test_openspiel_registers_the_game_from_its_entry(entry):
     pyspiel = pytest.importorskip("pyspiel")
     from arena_games import openspiel
 
-    game = pyspiel.load_game(entry["name"])
+    game = openspiel.load_game(entry["name"])
     kind = game.get_type()
+    assert kind.short_name == openspiel.SPIEL_NAMES[entry["name"]]
     assert kind.long_name == entry["long_name"]
     spec = dict(entry["params"])
     spec.update({key: 0 for key in entry["derived_defaults"]})
@@ -112,6 +113,9 @@ def test_nim_is_in_every_front_end():
     from arena_games import openspiel
 
     assert "nim" in IDS
-    assert "nim" in openspiel.GAME_CLASSES and "nim" in pyspiel.registered_names()
+    # OpenSpiel has a Nim of its own: ours is registered beside it, not over it.
+    assert openspiel.SPIEL_NAMES["nim"] == "arena_nim"
+    assert {"nim", "arena_nim"} <= set(pyspiel.registered_names())
+    assert "piles" not in pyspiel.load_game("nim").get_parameters()
+    assert pyspiel.load_game("arena_nim(piles=2,stones=3)").num_distinct_actions() == 4
     assert arena_gym.IDS["nim"] == "arena_games/Nim-v0"
-    assert pyspiel.load_game("nim(piles=2,stones=3)").num_distinct_actions() == 4

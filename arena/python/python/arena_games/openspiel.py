@@ -1,9 +1,9 @@
 """arena's games (Dakon, Ludus latrunculorum) as OpenSpiel games.
 
 Importing this module registers with OpenSpiel (``pip install open_spiel``) every game of
-:func:`arena_games.entries` that has integer actions, under its arena name and with its
-long name and defaults from arena's registry, so OpenSpiel's own algorithms run on them
-unchanged::
+:func:`arena_games.entries` that has integer actions, under its arena name (``arena_<name>``
+if OpenSpiel has a game of that name: :data:`SPIEL_NAMES`) and with its long name and
+defaults from arena's registry, so OpenSpiel's own algorithms run on them unchanged::
 
     import pyspiel
     import arena_games.openspiel  # registers "dakon" and "latrunculi"
@@ -53,10 +53,16 @@ PARAMETERS = {name: _specification(e) for name, e in ENTRIES.items()}
 
 LONG_NAMES = {name: e["long_name"] for name, e in ENTRIES.items()}
 
+# OpenSpiel's name for each game: arena's, or arena_<name> when OpenSpiel has a game of that
+# name already (its own Nim, say), which registering ours would not replace. Taken once, at
+# import, before ours are registered.
+_TAKEN = set(pyspiel.registered_names())
+SPIEL_NAMES = {name: "arena_" + name if name in _TAKEN else name for name in ENTRIES}
+
 
 def _game_type(name):
     return pyspiel.GameType(
-        short_name=name,
+        short_name=SPIEL_NAMES[name],
         long_name=LONG_NAMES[name],
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=pyspiel.GameType.ChanceMode.DETERMINISTIC,
@@ -204,13 +210,13 @@ class PlayoutEvaluator(mcts.Evaluator):
 def register():
     """Registers the games with OpenSpiel (done on import; calling it again is harmless)."""
     for name, cls in GAME_CLASSES.items():
-        if name not in pyspiel.registered_names():
+        if SPIEL_NAMES[name] not in pyspiel.registered_names():
             pyspiel.register_game(GAME_TYPES[name], cls)
 
 
 def load_game(name, **params):
-    """``pyspiel.load_game`` for an arena game with keyword parameters."""
-    return pyspiel.load_game(name, params)
+    """``pyspiel.load_game`` for an arena game (by its arena name) with keyword parameters."""
+    return pyspiel.load_game(SPIEL_NAMES[name], params)
 
 
 register()
