@@ -15,6 +15,7 @@
 
   // ---- the board as SVG ---------------------------------------------------
 
+  // prev: the position before the last move (or null), to mark what changed.
   function dakonSvg(s, names, lastMove, prev) {
     var n = s.pits.length / 2;
     var step = 64, R = 25, storeW = 70, gap = 18, left = 16;
