@@ -321,4 +321,19 @@ mod tests {
         assert_eq!(when(1_796_307_900), "2026-12-03 14:25");
         assert_eq!(when(951_782_400), "2000-02-29 00:00");
     }
+
+    /// The game pages' report.js is the report's, with the games' drawers
+    /// put in (not the bare asset, whose boards are empty).
+    #[tokio::test]
+    async fn report_js_is_served_with_the_games_drawers() {
+        let res = asset(axum::extract::Path("report.js".to_string())).await;
+        assert_eq!(res.status(), StatusCode::OK);
+        let body = axum::body::to_bytes(res.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        assert_eq!(body, arena::report::html::js().as_bytes());
+        assert!(arena::report::html::js().contains("DRAWERS[\"dakon\"] = ("));
+        let res = asset(axum::extract::Path("nope.js".to_string())).await;
+        assert_eq!(res.status(), StatusCode::NOT_FOUND);
+    }
 }
