@@ -144,10 +144,7 @@ fn quick_json_has_every_figure() {
             "cpu_seconds",
             "moves_per_cpu_sec",
         ];
-        if arena::tools::bench::PLAYOUT_TARGETS
-            .iter()
-            .any(|(g, _)| g == name)
-        {
+        if arena_core::games::entry(name).is_ok_and(|e| e.playout_target.is_some()) {
             fields.extend(["target_moves_per_sec", "ratio_to_target"]);
         }
         for field in fields {

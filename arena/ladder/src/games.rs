@@ -248,7 +248,8 @@ async fn play_lease(app: &App, owner: &str, lease: Lease) {
         game: app.game.name().to_string(),
         drawer: arena_core::games::entry(app.game.name())
             .ok()
-            .and_then(|e| e.replay_drawer),
+            .and_then(|e| e.replay_drawer)
+            .map(|d| d.key),
         seats: [seat0.name.clone(), seat1.name.clone()],
         initial_state: app.game.initial_state().to_string(),
         moves: Vec::new(),

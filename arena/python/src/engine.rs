@@ -2,8 +2,8 @@
 //! sees a game only through the types here, which use nothing but the dynamic
 //! registry API of `arena-core` (`new_game`, `AnyGame`, `AnyState`).
 
-pub use arena_core::games::{Outcome, Spaces};
 use arena_core::games::{self, AnyGame, AnyState, PlayError};
+pub use arena_core::games::{Outcome, Spaces};
 
 /// Why the engines refused something, sorted by the Python exception it becomes.
 #[derive(Debug)]
@@ -19,6 +19,29 @@ pub enum Error {
 /// The wire names of every game the engines know, in registry order.
 pub fn names() -> Vec<&'static str> {
     games::GAMES.iter().map(|g| g.name).collect()
+}
+
+/// What the registry says of a game beyond its rules (the rest, defaults,
+/// actions and observations, come from the game built with its defaults).
+#[derive(Clone, Copy, Debug)]
+pub struct Entry {
+    pub name: &'static str,
+    /// The name in words (OpenSpiel's long name).
+    pub long_name: &'static str,
+    /// Parameters whose default follows from another's (Dakon's `seeds`).
+    pub derived_defaults: &'static [&'static str],
+}
+
+/// Every game the engines know, in registry order.
+pub fn entries() -> Vec<Entry> {
+    games::GAMES
+        .iter()
+        .map(|g| Entry {
+            name: g.name,
+            long_name: g.long_name,
+            derived_defaults: g.derived_defaults,
+        })
+        .collect()
 }
 
 /// A game with its parameters fixed.

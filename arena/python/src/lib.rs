@@ -527,6 +527,37 @@ fn games() -> Vec<&'static str> {
     engine::names()
 }
 
+/// Every game the engines know, in registry order, with what a front end
+/// needs to offer it: `name`, `long_name`, `params` (every parameter with its
+/// default), `derived_defaults` (the parameters whose default follows from
+/// another's), and with the default parameters `num_distinct_actions`,
+/// `max_game_length` and `observation_shape` (`None` for a game without
+/// integer actions).
+#[pyfunction]
+fn entries(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
+    let mut out = Vec::new();
+    for e in engine::entries() {
+        let game = Game::build(e.name, &[])?;
+        let d = PyDict::new(py);
+        d.set_item("name", e.name)?;
+        d.set_item("long_name", e.long_name)?;
+        d.set_item("params", game.params(py)?)?;
+        d.set_item("derived_defaults", e.derived_defaults.to_vec())?;
+        let spaces = game.shared.spaces.clone();
+        d.set_item(
+            "num_distinct_actions",
+            spaces.as_ref().map(|s| s.num_distinct_actions),
+        )?;
+        d.set_item(
+            "max_game_length",
+            spaces.as_ref().map(|s| s.max_game_length),
+        )?;
+        d.set_item("observation_shape", spaces.map(|s| s.observation_shape))?;
+        out.push(d);
+    }
+    Ok(out)
+}
+
 /// Unpickles a Game.
 #[pyfunction]
 fn _game(name: &str, params: Params) -> PyResult<Game> {
@@ -548,6 +579,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<batch::Batch>()?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(games, m)?)?;
+    m.add_function(wrap_pyfunction!(entries, m)?)?;
     m.add_function(wrap_pyfunction!(_game, m)?)?;
     m.add_function(wrap_pyfunction!(_state, m)?)?;
     m.add("GameError", py.get_type::<GameError>())?;

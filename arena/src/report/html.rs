@@ -35,11 +35,42 @@ use arena_core::record::GameRecord;
 
 /// The report's style sheet (the ladder's game pages serve it too).
 pub const CSS: &str = include_str!("assets/report.css");
+/// The report's script without the games' boards (see [`js`]).
+const REPORT_JS: &str = include_str!("assets/report.js");
+/// Where in [`REPORT_JS`] the games' drawers go.
+const DRAWERS_MARKER: &str = "/* @game-drawers@ */";
+
 /// The report's script, replay viewer included (the ladder's game pages
 /// serve it too: with `"view": "game"` in its data it shows one game's
 /// replay alone; with `"view": "live"` it only lends its board drawers,
-/// as `window.arenaBoard`).
-pub const JS: &str = include_str!("assets/report.js");
+/// as `window.arenaBoard`): `report.js` with, in place of its marker, each
+/// registered game's drawer ([`arena_core::games::ReplayDrawer`], the
+/// script beside the game's module), so that a game's board is drawn by
+/// the game's own files. Built once.
+pub fn js() -> &'static str {
+    static JS: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    JS.get_or_init(|| with_drawers(REPORT_JS, arena_core::games::GAMES))
+}
+
+/// `script` with one `DRAWERS[key] = (drawer);` statement per game that has
+/// a drawer, in place of [`DRAWERS_MARKER`].
+fn with_drawers(script: &str, games: &[arena_core::games::GameEntry]) -> String {
+    let (before, after) = script
+        .split_once(DRAWERS_MARKER)
+        .expect("report.js has the marker where the games' drawers go");
+    let mut out = String::with_capacity(script.len() + 64 * 1024);
+    out.push_str(before);
+    for d in games.iter().filter_map(|g| g.replay_drawer) {
+        // The key as a JSON string: a JavaScript string literal whatever it holds.
+        let key = serde_json::to_string(d.key).expect("a string serializes");
+        out.push_str(&format!(
+            "DRAWERS[{key}] = (\n{}\n);\n  ",
+            d.script.trim_end()
+        ));
+    }
+    out.push_str(after);
+    out
+}
 /// Installed before anything else so the page itself can tell (and a test can
 /// read) whether any script error or `console.error` happened.
 const ERROR_TRAP: &str = include_str!("assets/errors.js");
@@ -278,7 +309,8 @@ fn game_view(r: &GameRecord, with_moves: bool) -> GameView<'_> {
         game: &r.game,
         drawer: arena_core::games::entry(&r.game)
             .ok()
-            .and_then(|e| e.replay_drawer),
+            .and_then(|e| e.replay_drawer)
+            .map(|d| d.key),
         params: &r.params,
         seed: r.seed.to_string(),
         seats: [&r.seats[0].name, &r.seats[1].name],
@@ -316,7 +348,7 @@ fn game_view(r: &GameRecord, with_moves: bool) -> GameView<'_> {
 }
 
 /// One game as the replay viewer reads it (`games[i]` of the page's
-/// data), with its moves: what the ladder's game page feeds `JS`.
+/// data), with its moves: what the ladder's game page feeds [`js`].
 pub fn replay_view(r: &GameRecord) -> Box<RawValue> {
     raw_view(r, true)
 }
@@ -697,11 +729,12 @@ fn render(
 <noscript><p>This report draws most of its tables and charts with JavaScript; please enable it (How the games went reads without it).</p></noscript>
 <script type="application/json" id="data">{json}</script>
 <script>
-{JS}</script>
+{js}</script>
 </body>
 </html>
 "##,
         json = script_safe_json(&data),
+        js = js(),
     )
 }
 
@@ -742,6 +775,38 @@ pub fn write_html(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each registered game with a drawer gets its script, under its key,
+    /// inside report.js's closure; a game without one adds nothing; and no
+    /// drawer can end the page's inline `<script>`.
+    #[test]
+    fn the_script_has_every_registered_drawer_in_place_of_the_marker() {
+        let js = js();
+        assert!(!js.contains(DRAWERS_MARKER));
+        let drawers: Vec<_> = arena_core::games::GAMES
+            .iter()
+            .filter_map(|g| g.replay_drawer)
+            .collect();
+        assert!(drawers.iter().any(|d| d.key == "dakon"));
+        assert!(drawers.iter().any(|d| d.key == "latrunculi"));
+        let closure_ends = js.rfind("})();").expect("report.js is one closure");
+        for d in drawers {
+            let at = js
+                .find(&format!("DRAWERS[\"{}\"] = (", d.key))
+                .expect(d.key);
+            assert!(at < closure_ends, "{} outside the closure", d.key);
+            assert!(js.contains(d.script.trim_end()), "{}", d.key);
+            assert!(
+                !d.script.to_ascii_lowercase().contains("</script"),
+                "{}",
+                d.key
+            );
+        }
+        let nim = arena_core::games::entry("nim").expect("nim in tests");
+        let alone = with_drawers(REPORT_JS, std::slice::from_ref(nim));
+        assert!(!alone.contains("DRAWERS[\""), "nim has no drawer");
+        assert_eq!(alone.len(), REPORT_JS.len() - DRAWERS_MARKER.len());
+    }
 
     #[test]
     fn the_replay_links_only_files_in_the_runs_logs() {

@@ -148,6 +148,13 @@ impl<A: Algorithm> Agent<A> {
 }
 
 /// Every game the bots have a heuristic ([`Evaluate`]) for, by wire name.
+///
+/// The one list of games the bots keep: the rest of a game (its rules,
+/// notation, parameters) comes from arena-core's registry, but a heuristic
+/// is the bots' own knowledge of the game, written in this crate
+/// (`dakon.rs`, `latrunculi.rs`), and the searches are monomorphised for
+/// it. A registered game without one here is still played, with the
+/// referee's first legal move (see [`run`]).
 pub fn known_games<A: Algorithm>() -> Vec<(&'static str, SessionMaker<A>)> {
     vec![
         entry::<arena_core::games::dakon::Dakon, A>(),
@@ -246,4 +253,63 @@ pub fn run_stdio<A: Algorithm>(agent: Agent<A>) -> io::Result<()> {
     let stdin = io::stdin();
     let stdout = io::stdout();
     run(agent, stdin.lock(), stdout.lock())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::alphabeta::AlphaBeta;
+    use arena_core::games::GAMES;
+
+    /// Every registered game (Nim too: the tests build arena-core with it)
+    /// gets a legal move from a bot: searched when the bots have its
+    /// heuristic, the first legal move otherwise. And the bots know no game
+    /// the registry does not.
+    #[test]
+    fn every_registered_game_gets_a_legal_move() {
+        let known = known_games::<AlphaBeta>();
+        for (name, _) in &known {
+            assert!(
+                GAMES.iter().any(|g| g.name == *name),
+                "{name} not registered"
+            );
+        }
+        assert!(GAMES.iter().any(|g| g.name == "nim"));
+        for g in GAMES {
+            let game = g.default_game();
+            let params: Vec<String> = game
+                .params()
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
+            let state = game.initial_state();
+            let legal = state.legal_moves();
+            let script = format!(
+                "arena 1\nnewgame {} seat=0 seed=1 {}\nposition {state}\nlegal {}\n\
+                 go time=- opptime=- inc=0 movetime=200\nquit\n",
+                g.name,
+                params.join(" "),
+                legal.join(" ")
+            );
+            let mut out = Vec::new();
+            run(
+                Agent::new(AlphaBeta::new(Some(2)), 7),
+                script.as_bytes(),
+                &mut out,
+            )
+            .unwrap();
+            let out = String::from_utf8(out).unwrap();
+            let mv = out
+                .lines()
+                .find_map(|l| l.strip_prefix("move "))
+                .unwrap_or_else(|| panic!("{}: no move in {out}", g.name));
+            assert!(legal.iter().any(|l| l == mv), "{}: {mv} not legal", g.name);
+            let searched = out.lines().any(|l| l.starts_with("info "));
+            let has_heuristic = known.iter().any(|(n, _)| *n == g.name);
+            assert_eq!(searched, has_heuristic, "{}: {out}", g.name);
+            if !has_heuristic {
+                assert_eq!(mv, legal[0], "{}: the first legal move", g.name);
+            }
+        }
+    }
 }

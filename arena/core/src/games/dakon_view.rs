@@ -7,8 +7,8 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::dakon::Dakon;
+use super::game_entry::{params, CheckPosition, GameEntry, Start};
 use super::notation::{seat_name, Fields};
-use super::registry::{params, CheckPosition, Start};
 use super::{Game, ParseError, Seat};
 
 /// A Dakon position as its notation gives it.
@@ -88,6 +88,14 @@ pub fn draw(state: &str, names: Option<[&str; 2]>) -> Result<String, ParseError>
     );
     Ok(s)
 }
+
+/// Dakon's registry entry. `seeds` defaults to `holes`; the playout target
+/// is the plain C figure of issue 1.
+pub const ENTRY: GameEntry =
+    GameEntry::of::<Dakon>("Dakon (Javanese mancala)", draw, check_positions)
+        .with_derived_defaults(&["seeds"])
+        .with_replay_drawer("dakon", include_str!("dakon_view.js"))
+        .with_playout_target(8.0e6);
 
 /// Right after a bonus move (the mover moves again), and the smallest and
 /// largest boards.

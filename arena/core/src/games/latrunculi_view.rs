@@ -4,8 +4,8 @@
 
 use std::fmt::Write as _;
 
+use super::game_entry::{params, CheckPosition, GameEntry, Start};
 use super::notation::{seat_name, Fields};
-use super::registry::{params, CheckPosition, Start};
 use super::ParseError;
 
 /// A square of Ludus latrunculorum: who owns the piece and whether it is trapped.
@@ -167,6 +167,13 @@ pub const JUMP_CHAIN: &str =
 /// Example 1 of the Latrunculi rules: seat 1 places.
 pub const PLACEMENT: &str =
     "board=8/8/8/3X4/8/3X4/8/O7 turn=1 phase=place hand=14,15 quiet=0 ply=3";
+
+/// Ludus latrunculorum's registry entry; the playout target is the plain C
+/// figure of issue 1.
+pub const ENTRY: GameEntry =
+    GameEntry::of::<super::latrunculi::Latrunculi>("Ludus latrunculorum", draw, check_positions)
+        .with_replay_drawer("latrunculi", include_str!("latrunculi_view.js"))
+        .with_playout_target(0.9e6);
 
 /// A removal, a long jump chain, the placement phase, a non-square board.
 pub fn check_positions(_seed: u64) -> Vec<CheckPosition> {

@@ -4,8 +4,9 @@
 //! store does). `max_plies` ends a game in a draw (adjudicated).
 //!
 //! It is here to show that a game is this module and one registry line: the
-//! referee, `arena match`, `check-bot`, `show`, `play` and the HTML report
-//! take it from the registry, and every test that needs a small game uses
+//! referee, `arena match`, `check-bot`, `show`, `play`, the bench, the HTML
+//! report and the Python package take it from the registry (its [`ENTRY`]
+//! and its [`Game`] methods), and every test that needs a small game uses
 //! it.
 //!
 //! Notation: states `piles=7,5 turn=0 ply=3`; moves a pile letter and a
@@ -13,8 +14,8 @@
 
 use std::fmt::{self, Display, Write as _};
 
+use super::game_entry::{params, CheckPosition, GameEntry, Start};
 use super::notation::{seat_name, Fields};
-use super::registry::{params, CheckPosition, GameEntry, Start};
 use super::{Game, Outcome, ParamError, ParamReader, Params, ParseError, Seat, Spaces};
 
 /// The game's parameters.
@@ -290,8 +291,9 @@ pub fn check_positions(_seed: u64) -> Vec<CheckPosition> {
     ]
 }
 
-/// Nim's registry entry: no drawer in the HTML report's replay viewer.
-pub const ENTRY: GameEntry = GameEntry::of::<Nim>(draw, None, check_positions);
+/// Nim's registry entry: no board in the HTML report's replay viewer (its
+/// replays list the moves and states) and no playout target.
+pub const ENTRY: GameEntry = GameEntry::of::<Nim>("Nim", draw, check_positions);
 
 #[cfg(test)]
 mod tests {

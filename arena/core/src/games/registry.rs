@@ -1,74 +1,17 @@
-//! The registry: every game arena knows, by wire name, with everything the
-//! tools need besides the rules. The referee, `arena match`, `check-bot`,
-//! `show`, `play`, the HTML report, the bench and the help texts all loop
-//! over [`GAMES`]; adding a game is its module and one line here.
+//! The registry: every game arena knows, by wire name. The referee, `arena
+//! match`, `check-bot`, `show`, `play`, the HTML report, the bench, the
+//! Python package and the help texts all loop over [`GAMES`]; each game's
+//! [`GameEntry`] is built in the game's own module, and adding a game is
+//! that module and one line here.
 
-use super::{dakon, dakon_view, latrunculi, latrunculi_view};
-use super::{AnyGame, Game, ParamError, Params, ParseError, Seat};
-use crate::playout::Throughput;
+use super::{dakon_view, latrunculi_view};
+use super::{AnyGame, GameEntry, ParamError};
 
-/// A game's constructor from `key=value` parameters.
-pub type NewGame = fn(&[(String, String)]) -> Result<Box<dyn AnyGame>, ParamError>;
-
-/// One game and what arena needs to run, show and test it.
-#[derive(Clone, Copy, Debug)]
-pub struct GameEntry {
-    /// The name on the wire, on the command line and in records.
-    pub name: &'static str,
-    /// Builds the game from `key=value` parameters (see [`Game::from_params`]).
-    pub new: NewGame,
-    /// Draws a state (its notation) as text for the terminal; `names` (seat
-    /// 0, seat 1) come already made safe for a terminal. The error says what
-    /// in the notation did not fit.
-    pub draw: fn(&str, Option<[&str; 2]>) -> Result<String, ParseError>,
-    /// The replay viewer's drawer for this game in the HTML report
-    /// (`report.js`), or `None`: the replay then says it has no board for
-    /// the game and lists the moves and states.
-    pub replay_drawer: Option<&'static str>,
-    /// Positions worth a bot's attention beside whole games (`arena
-    /// check-bot`): the game's odd corners, from a seed.
-    pub check_positions: fn(u64) -> Vec<CheckPosition>,
-    /// Random-playout throughput with the default parameters over about
-    /// `seconds` from `seed` ([`crate::playout::throughput`], monomorphised
-    /// for the game: the engine's own speed, not the `dyn` view's).
-    pub throughput: fn(f64, u64) -> Throughput,
-}
-
-impl GameEntry {
-    /// The entry of game `G` with its drawer, replay drawer and positions.
-    pub const fn of<G: Game>(
-        draw: fn(&str, Option<[&str; 2]>) -> Result<String, ParseError>,
-        replay_drawer: Option<&'static str>,
-        check_positions: fn(u64) -> Vec<CheckPosition>,
-    ) -> GameEntry {
-        GameEntry {
-            name: G::NAME,
-            new: construct::<G>,
-            draw,
-            replay_drawer,
-            check_positions,
-            throughput: default_throughput::<G>,
-        }
-    }
-}
-
-fn default_throughput<G: Game>(seconds: f64, seed: u64) -> Throughput {
-    let game = G::from_params(&[]).expect("every game has default parameters");
-    crate::playout::throughput(&game, seconds, seed)
-}
-
-fn construct<G: Game>(params: &[(String, String)]) -> Result<Box<dyn AnyGame>, ParamError> {
-    Ok(Box::new(G::from_params(params)?))
-}
-
-/// Every game arena knows. Add a game here.
+/// Every game arena knows, in the order the front ends list them. Add a
+/// game here.
 pub const GAMES: &[GameEntry] = &[
-    GameEntry::of::<dakon::Dakon>(dakon_view::draw, Some("dakon"), dakon_view::check_positions),
-    GameEntry::of::<latrunculi::Latrunculi>(
-        latrunculi_view::draw,
-        Some("latrunculi"),
-        latrunculi_view::check_positions,
-    ),
+    dakon_view::ENTRY,
+    latrunculi_view::ENTRY,
     #[cfg(any(test, feature = "nim"))]
     super::nim::ENTRY,
 ];
@@ -89,42 +32,10 @@ pub fn new_game(name: &str, params: &[(String, String)]) -> Result<Box<dyn AnyGa
     (entry(name)?.new)(params)
 }
 
-/// A position `arena check-bot` puts a bot in: a short game from a chosen
-/// start, the bot in one seat and a random mover in the other.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CheckPosition {
-    /// What the position is, in words (the check's label).
-    pub label: String,
-    /// The game's parameters (the defaults for those not given).
-    pub params: Params,
-    /// How the game gets there.
-    pub start: Start,
-    /// The bot's seat.
-    pub seat: Seat,
-    /// The most decisions the bot is asked for before the check stops.
-    pub max_decisions: usize,
-}
-
-/// How a check game reaches its position.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Start {
-    /// From the initial position after these moves (told as `played`).
-    Moves(Vec<String>),
-    /// From this state (told as the first `position`, without moves).
-    State(String),
-}
-
-/// `key=value` pairs from `&str` pairs.
-pub(crate) fn params(pairs: &[(&str, &str)]) -> Params {
-    pairs
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::games::Start;
 
     #[test]
     fn every_entry_builds_its_game_draws_it_and_checks_it() {
@@ -153,5 +64,42 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("known games: dakon"));
+    }
+
+    /// What the front ends read from an entry besides its rules holds
+    /// together: one entry per name, drawer keys that do not collide, the
+    /// derived defaults among the game's parameters, every drawer a
+    /// JavaScript expression the report can assign.
+    #[test]
+    fn entries_are_consistent_for_the_front_ends() {
+        let mut names: Vec<_> = GAMES.iter().map(|g| g.name).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), GAMES.len(), "a name twice in GAMES");
+        assert!(names.contains(&"nim"), "nim is registered in tests");
+        let mut keys = Vec::new();
+        for g in GAMES {
+            assert!(!g.long_name.is_empty(), "{}", g.name);
+            let params = g.default_game().params();
+            for key in g.derived_defaults {
+                assert!(params.iter().any(|(k, _)| k == key), "{}: {key}", g.name);
+            }
+            if let Some(d) = g.replay_drawer {
+                assert!(!keys.contains(&d.key), "drawer key {} twice", d.key);
+                keys.push(d.key);
+                let script = d.script.trim();
+                assert!(
+                    script.starts_with("//") || script.starts_with('('),
+                    "{}",
+                    g.name
+                );
+                assert!(script.ends_with(')'), "{}: an expression, no `;`", g.name);
+            }
+            if let Some(t) = g.playout_target {
+                assert!(t.is_finite() && t > 0.0, "{}", g.name);
+            }
+        }
+        let nim = entry("nim").unwrap();
+        assert!(nim.replay_drawer.is_none() && nim.playout_target.is_none());
     }
 }

@@ -128,12 +128,8 @@ const ASSETS: &[(&str, &str, &str)] = &[
         "text/javascript; charset=utf-8",
         include_str!("assets/live.js"),
     ),
-    // The HTML report's own viewer and style, reused as they are.
-    (
-        "report.js",
-        "text/javascript; charset=utf-8",
-        arena::report::html::JS,
-    ),
+    // The HTML report's own style, reused as it is (its script, built with
+    // the games' drawers, is `report.js` in `asset`).
     (
         "report.css",
         "text/css; charset=utf-8",
@@ -142,7 +138,17 @@ const ASSETS: &[(&str, &str, &str)] = &[
 ];
 
 async fn asset(axum::extract::Path(file): axum::extract::Path<String>) -> Response {
-    match ASSETS.iter().find(|(name, _, _)| *name == file) {
+    // The HTML report's own viewer, as the report has it.
+    let report_js = (
+        "report.js",
+        "text/javascript; charset=utf-8",
+        arena::report::html::js(),
+    );
+    let found = ASSETS
+        .iter()
+        .chain(std::iter::once(&report_js))
+        .find(|(name, _, _)| *name == file);
+    match found {
         Some((_, ct, text)) => (
             [
                 (header::CONTENT_TYPE, HeaderValue::from_static(ct)),
@@ -314,5 +320,20 @@ mod tests {
         assert_eq!(when(0), "1970-01-01 00:00");
         assert_eq!(when(1_796_307_900), "2026-12-03 14:25");
         assert_eq!(when(951_782_400), "2000-02-29 00:00");
+    }
+
+    /// The game pages' report.js is the report's, with the games' drawers
+    /// put in (not the bare asset, whose boards are empty).
+    #[tokio::test]
+    async fn report_js_is_served_with_the_games_drawers() {
+        let res = asset(axum::extract::Path("report.js".to_string())).await;
+        assert_eq!(res.status(), StatusCode::OK);
+        let body = axum::body::to_bytes(res.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        assert_eq!(body, arena::report::html::js().as_bytes());
+        assert!(arena::report::html::js().contains("DRAWERS[\"dakon\"] = ("));
+        let res = asset(axum::extract::Path("nope.js".to_string())).await;
+        assert_eq!(res.status(), StatusCode::NOT_FOUND);
     }
 }

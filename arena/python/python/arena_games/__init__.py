@@ -31,6 +31,7 @@ from arena_games._engine import (
     Outcome,
     ParameterError,
     State,
+    entries,
     games,
     load,
 )
@@ -50,6 +51,7 @@ __all__ = [
     "ParameterError",
     "ProcessBot",
     "State",
+    "entries",
     "games",
     "load",
 ]

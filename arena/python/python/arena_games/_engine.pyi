@@ -23,6 +23,13 @@ class IllegalMoveError(GameError):
 def games() -> List[str]:
     """The names of every game the engines know: ``['dakon', 'latrunculi']``."""
 
+def entries() -> List[Dict[str, Any]]:
+    """Every game the engines know, in registry order, as a dict: ``name``, ``long_name``,
+    ``params`` (every parameter with its default), ``derived_defaults`` (the parameters
+    whose default follows from another's, e.g. Dakon's ``seeds``), and with the default
+    parameters ``num_distinct_actions``, ``max_game_length`` and ``observation_shape``
+    (``None`` for a game without integer actions)."""
+
 def load(name: str, **params: Union[int, bool, str]) -> Game:
     """The game ``name`` with these parameters; missing ones take their defaults.
 

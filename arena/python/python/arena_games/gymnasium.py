@@ -44,7 +44,13 @@ from gymnasium import spaces
 import arena_games
 from arena_games import policies
 
-IDS = {"dakon": "arena_games/Dakon-v0", "latrunculi": "arena_games/Latrunculi-v0"}
+# An id for every game of arena's registry with integer actions (arena_games.entries()):
+# arena_games/Dakon-v0, arena_games/Latrunculi-v0.
+IDS = {
+    e["name"]: "arena_games/%s-v0" % e["name"].capitalize()
+    for e in arena_games.entries()
+    if e["num_distinct_actions"] is not None
+}
 
 
 class _Bot:
@@ -189,7 +195,7 @@ class ArenaEnv(gymnasium.Env):
 
 
 def register():
-    """Registers both ids with Gymnasium (done on import; calling it again is harmless)."""
+    """Registers the ids with Gymnasium (done on import; calling it again is harmless)."""
     for name, env_id in IDS.items():
         if env_id not in gymnasium.registry:
             gymnasium.register(id=env_id, entry_point=ArenaEnv, kwargs={"game": name})

@@ -1,7 +1,9 @@
-"""Dakon and Ludus latrunculorum as OpenSpiel games.
+"""arena's games (Dakon, Ludus latrunculorum) as OpenSpiel games.
 
-Importing this module registers both games with OpenSpiel (``pip install open_spiel``),
-under their arena names, so OpenSpiel's own algorithms run on them unchanged::
+Importing this module registers with OpenSpiel (``pip install open_spiel``) every game of
+:func:`arena_games.entries` that has integer actions, under its arena name (``arena_<name>``
+if OpenSpiel has a game of that name: :data:`SPIEL_NAMES`) and with its long name and
+defaults from arena's registry, so OpenSpiel's own algorithms run on them unchanged::
 
     import pyspiel
     import arena_games.openspiel  # registers "dakon" and "latrunculi"
@@ -10,14 +12,16 @@ under their arena names, so OpenSpiel's own algorithms run on them unchanged::
     state = game.new_initial_state()
     state.apply_action(state.legal_actions()[0])
 
-Parameters are those of protocol.md with the same defaults, except Dakon's ``seeds``,
-whose default is 0, meaning "as many as ``holes``" (OpenSpiel defaults are constants).
+Parameters are those of protocol.md with the same defaults, except those whose default
+follows from another parameter (the entry's ``derived_defaults``: Dakon's ``seeds``, as
+many as ``holes``), whose default is 0, meaning "derived" (OpenSpiel defaults are
+constants).
 
 Actions are the integer ids of :meth:`arena_games.State.legal_actions`; action strings
 are the protocol's move texts; ``str(state)`` and the observation string are the
 protocol's state text; ``state.observation_tensor(player)`` is
 :meth:`arena_games.State.observation_tensor` of that player (the position seen by it).
-Both games are deterministic, perfect information, zero-sum, with a reward at the end
+The games are deterministic, perfect information, zero-sum, with a reward at the end
 only (+1 win, -1 loss, 0 draw).
 
 :class:`PlayoutEvaluator` is an MCTS evaluator whose rollouts run in native code, a drop-in
@@ -32,18 +36,33 @@ from open_spiel.python.observation import IIGObserverForPublicInfoGame
 
 import arena_games
 
-# OpenSpiel parameter specifications: arena's defaults (protocol.md).
-PARAMETERS = {
-    "dakon": {"holes": 7, "seeds": 0, "nembak_takes_lander": False, "max_plies": 1000},
-    "latrunculi": {"width": 8, "height": 8, "pieces": 16, "quiet_plies": 100},
-}
+# The games OpenSpiel can play (those with integer actions), from arena's registry.
+ENTRIES = {e["name"]: e for e in arena_games.entries() if e["num_distinct_actions"] is not None}
 
-LONG_NAMES = {"dakon": "Dakon (Javanese mancala)", "latrunculi": "Ludus latrunculorum"}
+
+def _specification(entry):
+    """OpenSpiel's parameter specification: arena's defaults, 0 for a derived one."""
+    spec = dict(entry["params"])
+    for key in entry["derived_defaults"]:
+        spec[key] = 0
+    return spec
+
+
+# OpenSpiel parameter specifications and long names, by game.
+PARAMETERS = {name: _specification(e) for name, e in ENTRIES.items()}
+
+LONG_NAMES = {name: e["long_name"] for name, e in ENTRIES.items()}
+
+# OpenSpiel's name for each game: arena's, or arena_<name> when OpenSpiel has a game of that
+# name already (its own Nim, say), which registering ours would not replace. Taken once, at
+# import, before ours are registered.
+_TAKEN = set(pyspiel.registered_names())
+SPIEL_NAMES = {name: "arena_" + name if name in _TAKEN else name for name in ENTRIES}
 
 
 def _game_type(name):
     return pyspiel.GameType(
-        short_name=name,
+        short_name=SPIEL_NAMES[name],
         long_name=LONG_NAMES[name],
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=pyspiel.GameType.ChanceMode.DETERMINISTIC,
@@ -67,8 +86,9 @@ def _arena_params(name, params):
     """OpenSpiel parameters (defaults filled in) -> arena_games.load keyword arguments."""
     merged = dict(PARAMETERS[name])
     merged.update(params or {})
-    if name == "dakon" and merged.get("seeds") == 0:
-        del merged["seeds"]
+    for key in ENTRIES[name]["derived_defaults"]:
+        if merged.get(key) == 0:
+            del merged[key]  # "derived": arena's own default
     return merged
 
 
@@ -103,12 +123,12 @@ class ArenaGame(pyspiel.Game):
         return IIGObserverForPublicInfoGame(iig_obs_type, params)
 
 
-class DakonGame(ArenaGame):
-    NAME = "dakon"
-
-
-class LatrunculiGame(ArenaGame):
-    NAME = "latrunculi"
+# One ArenaGame subclass per game, as pyspiel.register_game wants a class.
+GAME_CLASSES = {
+    name: type(name.capitalize() + "Game", (ArenaGame,), {"NAME": name}) for name in ENTRIES
+}
+# Module attributes too (DakonGame, LatrunculiGame): pickle finds a class by its name.
+globals().update({cls.__name__: cls for cls in GAME_CLASSES.values()})
 
 
 class ArenaState(pyspiel.State):
@@ -188,15 +208,15 @@ class PlayoutEvaluator(mcts.Evaluator):
 
 
 def register():
-    """Registers both games with OpenSpiel (done on import; calling it again is harmless)."""
-    for cls in (DakonGame, LatrunculiGame):
-        if cls.NAME not in pyspiel.registered_names():
-            pyspiel.register_game(GAME_TYPES[cls.NAME], cls)
+    """Registers the games with OpenSpiel (done on import; calling it again is harmless)."""
+    for name, cls in GAME_CLASSES.items():
+        if SPIEL_NAMES[name] not in pyspiel.registered_names():
+            pyspiel.register_game(GAME_TYPES[name], cls)
 
 
 def load_game(name, **params):
-    """``pyspiel.load_game`` for an arena game with keyword parameters."""
-    return pyspiel.load_game(name, params)
+    """``pyspiel.load_game`` for an arena game (by its arena name) with keyword parameters."""
+    return pyspiel.load_game(SPIEL_NAMES[name], params)
 
 
 register()

@@ -48,10 +48,6 @@ pub use scale::{scale_bench, sizes as scale_sizes, ScaleReport};
 pub use tournament::{process_start, tournament_bench};
 pub use toy::{Toy, TOY_PLIES};
 
-/// Targets from the issue: plain C implementations of the same rules on this
-/// kind of machine (moves or actions per second, one core), for the games
-/// that have one.
-pub const PLAYOUT_TARGETS: &[(&str, f64)] = &[("dakon", 8.0e6), ("latrunculi", 0.9e6)];
 /// Referee cost per move, at most this many pipe round trips.
 pub const TARGET_REFEREE_RATIO: f64 = 2.0;
 /// Tournament speed-up from concurrency 1 to 2 cores.
@@ -242,7 +238,8 @@ pub struct EngineFigures {
     /// loaded machine) and the moves per CPU second.
     pub cpu_seconds: f64,
     pub moves_per_cpu_sec: f64,
-    /// The plain C figure ([`PLAYOUT_TARGETS`]); absent for a game without one.
+    /// The plain C figure ([`games::GameEntry::playout_target`]); absent for a
+    /// game without one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub target_moves_per_sec: Option<f64>,
     /// `moves_per_cpu_sec / target_moves_per_sec` (1 or more: met). Per CPU
@@ -431,10 +428,7 @@ pub fn engines(seconds: f64) -> Vec<EngineFigures> {
 }
 
 fn engine(entry: &games::GameEntry, seconds: f64) -> EngineFigures {
-    let target = PLAYOUT_TARGETS
-        .iter()
-        .find(|(name, _)| *name == entry.name)
-        .map(|&(_, t)| t);
+    let target = entry.playout_target;
     let cpu0 = thread_cpu_seconds();
     let t = (entry.throughput)(seconds, 1);
     let cpu = (thread_cpu_seconds() - cpu0).max(1e-9);
