@@ -248,8 +248,17 @@ impl Chain {
             at
         })
     }
+    /// The final square: the start plus two squares per hop (every chain
+    /// stays on the 16 x 16 grid, so the square arithmetic does not wrap),
+    /// without [`Chain::landings`]' checks: an action id is read from it
+    /// for each chain listed.
     pub fn to(&self) -> Square {
-        self.landings().last().unwrap_or(self.from)
+        let at = (0..self.hops).fold(self.from.0, |at, k| {
+            let step = SQ_STEP[((self.dirs >> (2 * k)) & 3) as usize];
+            at.wrapping_add(step.wrapping_mul(2))
+        });
+        debug_assert_eq!(Some(Square(at)), self.landings().last().or(Some(self.from)));
+        Square(at)
     }
 }
 
@@ -1784,21 +1793,28 @@ impl Game for Latrunculi {
             let trapped_foe = FREE[1 - p] | TRAPPED;
             return (st.cells[st.idx(sq)] == trapped_foe).then_some(Move::Remove(sq));
         }
-        let from = (action - 2 * squares) / squares;
+        let (from, to) = ((action - 2 * squares) / squares, action % squares);
         if from >= squares {
             return None;
         }
-        let from = square(from);
+        let (from, to) = (square(from), square(to));
         let i = st.idx(from);
         if st.cells[i] != FREE[p] {
             return None;
+        }
+        let mut g = st.gen();
+        if let Some(k) = direction(from, to, 1) {
+            // A step: what `Gen::piece_moves` checks for it.
+            let t = g.step(i, k);
+            g.from = i;
+            return (st.cells[t] == EMPTY && g.landing_ok(t)).then_some(Move::Step(from, to));
         }
         let mut find = FindAction {
             ids: ActionIds::new(w, st.height()),
             target: action,
             found: None,
         };
-        st.gen().piece_moves(i, from, &mut find);
+        g.jumps(i, from, &mut find);
         find.found
     }
 
