@@ -984,13 +984,14 @@ impl<const N: usize> CellSet<N> {
     const NONE: Self = CellSet([0; N]);
 
     /// The empty cells, the free pieces of seat `p`, the free pieces of its
-    /// opponent and all of the opponent's pieces, read eight cells at a time
-    /// (one `u64`) and compared byte by byte within it.
+    /// opponent and all of the opponent's pieces among the first `len`
+    /// cells (the last on-board one and before), read eight cells at a
+    /// time (one `u64`) and compared byte by byte within it.
     #[inline(always)]
-    fn of_position(cells: &[u8; CELLS], p: usize) -> [Self; 4] {
+    fn of_position(cells: &[u8; CELLS], len: usize, p: usize) -> [Self; 4] {
         let (me, foe) = (FREE[p] as u64 * LOW, FREE[1 - p] as u64 * LOW);
         let mut sets = [[0u64; N]; 4];
-        for q in 0..8 * N {
+        for q in 0..(8 * N).min(len.div_ceil(8)) {
             let mut bytes = [OFF; 8];
             let start = 8 * q;
             if start + 8 <= CELLS {
@@ -1133,7 +1134,8 @@ impl State {
         let squares = w * h;
         let index = SquareIndex::new(w);
         let p = self.turn as usize;
-        let [empty, mine, free_foes, foes] = CellSet::<N>::of_position(&self.cells, p);
+        let [empty, mine, free_foes, foes] =
+            CellSet::<N>::of_position(&self.cells, (h + 1) * (w + 1), p);
         if !self.moving {
             empty.for_each(|i| out.push(index.of(i)));
             return;
