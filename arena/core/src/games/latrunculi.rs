@@ -829,16 +829,30 @@ impl Gen<'_> {
 
     /// The jump chains of the piece on `i` (square `sq`), [`Gen::chains`].
     fn jumps<S: Sink>(&mut self, i: usize, sq: Square, sink: &mut S) -> bool {
+        let first = self.first_hops(i, sq);
+        first != [0; 4] && self.chains(first, sink)
+    }
+
+    /// The jump chains of two hops or more of the piece on `i` (square
+    /// `sq`), [`Gen::longer_chains`], for a caller that has listed its
+    /// one-hop chains.
+    fn longer_jumps<S: Sink>(&mut self, i: usize, sq: Square, sink: &mut S) -> bool {
+        let first = self.first_hops(i, sq);
+        self.longer_chains(first, sink)
+    }
+
+    /// Makes the piece on `i` (square `sq`) the moving one; returns the
+    /// landing square of its first hop in each direction (0: none).
+    fn first_hops(&mut self, i: usize, sq: Square) -> [u16; 4] {
         self.from = i;
         self.from_sq = sq;
-        // Landing square of the first hop in each direction (0: none).
         let mut first = [0u16; 4];
         for k in 0..4u8 {
             if let Some(t) = self.hop(self.step(i, k), k) {
                 first[k as usize] = t as u16;
             }
         }
-        first != [0; 4] && self.chains(first, sink)
+        first
     }
 
     /// May the moving piece end on the empty square `t`? (The suicide rule.)
@@ -1124,10 +1138,10 @@ impl SquareIndex {
 impl State {
     /// Appends the legal action ids of a position the end checks without a
     /// search let through ([`Latrunculi::ended_without_search`]): the ids of
-    /// [`State::generate`]'s moves, each once, in another order. Steps are
-    /// found for the whole board at once with cell sets of `N` words (which
-    /// must hold the mailbox); jump chains, rarer, by the generator's own
-    /// search, for just the pieces that can hop.
+    /// [`State::generate`]'s moves, each once, in another order. Steps and
+    /// one-hop jump chains are found for the whole board at once with cell
+    /// sets of `N` words (which must hold the mailbox); longer chains by the
+    /// generator's own search, for just the pieces that have one.
     fn action_ids<const N: usize>(&self, out: &mut Vec<usize>) {
         let (w, h) = (self.width(), self.height());
         debug_assert!((w + 1) * (h + 2) <= 64 * N);
@@ -1146,37 +1160,58 @@ impl State {
         let square_dirs = [-1, -(w as isize), w as isize, 1];
         // The suicide rule: a piece may not end between two free enemies in
         // a row or a column unless it traps there: next to a free enemy
-        // with a free piece of mine beyond it (a step never has its own
-        // start square beyond, which is one square away).
+        // with a free piece of mine beyond it, in direction k for the
+        // squares of `traps[k]`.
         let sandwiched = free_foes
             .at(-1)
             .and(free_foes.at(1))
             .or(free_foes.at(-s).and(free_foes.at(s)));
-        let mut traps = CellSet::NONE;
-        for d in dirs {
-            traps = traps.or(free_foes.and(mine.at(d)).at(d));
-        }
-        let landings = empty.minus(sandwiched.minus(traps));
-        let mut hoppers = CellSet::NONE;
+        let traps: [CellSet<N>; 4] =
+            std::array::from_fn(|k| free_foes.and(mine.at(dirs[k])).at(dirs[k]));
+        // The squares a piece can hop from in direction k: an enemy (free
+        // or trapped) next to it and an empty square beyond.
+        let hops: [CellSet<N>; 4] =
+            std::array::from_fn(|k| foes.at(dirs[k]).and(empty.at(2 * dirs[k])));
+        // A step never has its start square beyond a trapped enemy (it is
+        // one square away): every trap counts.
+        let any_trap = traps[0].or(traps[1]).or(traps[2]).or(traps[3]);
+        let step_landings = empty.minus(sandwiched.minus(any_trap));
+        // Pieces whose chains go on past one hop.
+        let mut deeper = CellSet::NONE;
         for k in 0..4 {
             // Steps to `t` from `t - dirs[k]`.
-            mine.at(-dirs[k]).and(landings).for_each(|t| {
+            mine.at(-dirs[k]).and(step_landings).for_each(|t| {
                 let to = index.of(t);
                 let from = to.wrapping_add_signed(-square_dirs[k]);
                 out.push(2 * squares + from * squares + to);
             });
-            // Pieces with an enemy next to them and an empty square beyond.
-            hoppers = hoppers.or(mine.and(foes.at(dirs[k])).and(empty.at(2 * dirs[k])));
+            // One hop to `t` from `t - 2 dirs[k]`: the piece beyond the
+            // landing the way back is its own start square, which traps
+            // nothing (`Gen::traps_from`), and a hop back lands on it.
+            let back = 3 - k;
+            let landed = mine.and(hops[k]).at(-2 * dirs[k]);
+            let mut trap = CellSet::NONE;
+            let mut onward = CellSet::NONE;
+            for j in (0..4).filter(|&j| j != back) {
+                trap = trap.or(traps[j]);
+                onward = onward.or(hops[j]);
+            }
+            landed.minus(sandwiched.minus(trap)).for_each(|t| {
+                let to = index.of(t);
+                let from = to.wrapping_add_signed(-2 * square_dirs[k]);
+                out.push(2 * squares + from * squares + to);
+            });
+            deeper = deeper.or(landed.and(onward).at(2 * dirs[k]));
         }
-        if !hoppers.is_empty() {
+        if !deeper.is_empty() {
             let mut g = self.gen();
             let mut sink = ActionSink {
                 ids: ActionIds::new(w, h),
                 out: &mut *out,
             };
-            hoppers.for_each(|i| {
+            deeper.for_each(|i| {
                 let (file, rank) = index.file_rank(i);
-                g.jumps(i, Square::new(file, rank), &mut sink);
+                g.longer_jumps(i, Square::new(file, rank), &mut sink);
             });
         }
         foes.minus(free_foes)
