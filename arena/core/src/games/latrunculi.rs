@@ -999,7 +999,7 @@ impl<const N: usize> CellSet<N> {
 
     /// The empty cells, the free pieces of seat `p`, the free pieces of its
     /// opponent and all of the opponent's pieces among the first `len`
-    /// cells (the last on-board one and before), read eight cells at a
+    /// cells (enough to hold the last on-board one), read eight cells at a
     /// time (one `u64`) and compared byte by byte within it.
     #[inline(always)]
     fn of_position(cells: &[u8; CELLS], len: usize, p: usize) -> [Self; 4] {
@@ -1101,8 +1101,8 @@ fn byte_bits(h: u64) -> u8 {
 
 /// Mailbox index to square index (`rank * width + file`, the action ids'
 /// numbering) without a division per square: `i / stride` as a product by
-/// a rounded-up reciprocal, exact for every mailbox index (below 2^16 /
-/// stride, since the error stays under `i / 2^16 < 1 / stride`).
+/// a rounded-up reciprocal of 2^16, which overshoots by less than `i / 2^16`,
+/// under `1 / stride` for every index of the largest mailbox: exact.
 #[derive(Clone, Copy)]
 struct SquareIndex {
     width: usize,
@@ -1172,8 +1172,8 @@ impl State {
         // or trapped) next to it and an empty square beyond.
         let hops: [CellSet<N>; 4] =
             std::array::from_fn(|k| foes.at(dirs[k]).and(empty.at(2 * dirs[k])));
-        // A step never has its start square beyond a trapped enemy (it is
-        // one square away): every trap counts.
+        // A step's start square is one square from its landing, never the
+        // flanker two squares away: every trap counts.
         let any_trap = traps[0].or(traps[1]).or(traps[2]).or(traps[3]);
         let step_landings = empty.minus(sandwiched.minus(any_trap));
         // Pieces whose chains go on past one hop.
@@ -1185,9 +1185,10 @@ impl State {
                 let from = to.wrapping_add_signed(-square_dirs[k]);
                 out.push(2 * squares + from * squares + to);
             });
-            // One hop to `t` from `t - 2 dirs[k]`: the piece beyond the
-            // landing the way back is its own start square, which traps
-            // nothing (`Gen::traps_from`), and a hop back lands on it.
+            // One hop to `t` from `t - 2 dirs[k]`: two squares back from the
+            // landing is the piece's own start square, which traps nothing
+            // (`Gen::traps_from`), so the trap that way does not count; and
+            // a hop back would land on it, so no chain goes on that way.
             let back = 3 - k;
             let landed = mine.and(hops[k]).at(-2 * dirs[k]);
             let mut trap = CellSet::NONE;
