@@ -64,6 +64,19 @@ def pettingzoo_loop(name, seconds):
             return steps / elapsed
 
 
+def random_legal(masks, rng):
+    """A uniformly random legal action for each row of `masks`, in NumPy: the mask's nonzero
+    entries, and a random one of each row's. The mask is read as bool, for which NumPy's
+    nonzero is ten times faster than for int8; random keys over the whole mask
+    (`(masks * rng.random(masks.shape)).argmax(1)`) cost 4,224 random numbers per game for
+    Ludus latrunculorum, more than ten times the step itself."""
+    n, width = masks.shape
+    legal = np.flatnonzero(masks.view(np.bool_))
+    counts = np.bincount(legal // width, minlength=n)
+    starts = np.cumsum(counts) - counts
+    return legal[starts + (rng.random(n) * counts).astype(np.int64)] - np.arange(n) * width
+
+
 def batched(game, n, seconds):
     """Returns steps/s with NumPy choosing the actions, and of Batch.step alone."""
     rng = np.random.default_rng(1)
@@ -73,8 +86,7 @@ def batched(game, n, seconds):
     in_step = 0.0
     start = time.process_time()
     while True:
-        # A uniformly random legal action per game: the largest of random keys on the mask.
-        actions = (masks * rng.random(masks.shape, dtype=np.float32)).argmax(axis=1)
+        actions = random_legal(masks, rng)
         t = time.process_time()
         _, masks, _, _, _, _ = batch.step(actions)
         in_step += time.process_time() - t

@@ -51,26 +51,32 @@ struct Views {
 }
 
 impl Views {
-    /// Buffers for `n` games, all zeros.
+    /// Empty buffers with room for `n` games' rows.
     fn new(spaces: &Spaces, n: usize) -> Views {
         let (len, actions) = (spaces.observation_len(), spaces.num_distinct_actions);
         Views {
-            observations: vec![0.0; n * len],
-            masks: vec![0; n * actions],
-            players: vec![0; n],
+            observations: Vec::with_capacity(n * len),
+            masks: Vec::with_capacity(n * actions),
+            players: Vec::with_capacity(n),
             len,
             actions,
         }
     }
 
-    /// Writes game `i`'s row: `state` seen by its player to move, and the mask of
-    /// its legal action ids `ids`.
-    fn write(&mut self, i: usize, state: &engine::State, ids: &[usize]) -> Result<(), String> {
-        let (len, actions) = (self.len, self.actions);
+    /// Appends the next game's row: `state` seen by its player to move, and
+    /// the mask of its legal action ids `ids`. Each row is zeroed just before
+    /// it is written, while it is in the cache: zeroing the whole buffers
+    /// first (1.7 MB for 256 games of Ludus latrunculorum) took an eighth of
+    /// a step, as they no longer fitted in it.
+    fn push(&mut self, state: &engine::State, ids: &[usize]) -> Result<(), String> {
         let player = state.to_move();
-        observation_of(state, player, &mut self.observations[i * len..(i + 1) * len])?;
-        mask_of(ids, &mut self.masks[i * actions..(i + 1) * actions]);
-        self.players[i] = player as i64;
+        let at = self.observations.len();
+        self.observations.resize(at + self.len, 0.0);
+        observation_of(state, player, &mut self.observations[at..])?;
+        let at = self.masks.len();
+        self.masks.resize(at + self.actions, 0);
+        mask_of(ids, &mut self.masks[at..]);
+        self.players.push(player as i64);
         Ok(())
     }
 }
@@ -81,8 +87,8 @@ fn views(
     legal: &[Vec<usize>],
 ) -> Result<Views, String> {
     let mut out = Views::new(spaces, states.len());
-    for (i, (state, ids)) in states.iter().zip(legal).enumerate() {
-        out.write(i, state, ids)?;
+    for (state, ids) in states.iter().zip(legal) {
+        out.push(state, ids)?;
     }
     Ok(out)
 }
@@ -220,7 +226,7 @@ impl Batch {
                     *state = initial.clone();
                     state.legal_action_ids(&mut legal[i]);
                 }
-                v.write(i, state, &legal[i]).map_err(PyValueError::new_err)?;
+                v.push(state, &legal[i]).map_err(PyValueError::new_err)?;
             }
             Ok((v, rewards, terminated, truncated))
         });

@@ -1,5 +1,8 @@
 """Batch: N games stepped in one call agree with N States stepped one by one."""
 
+import importlib.util
+import pathlib
+
 import numpy as np
 import pytest
 
@@ -35,6 +38,8 @@ def observed(states):
         ("dakon", {"holes": 4, "max_plies": 14}),
         # Random games end by the quiet rule here: truncations.
         ("latrunculi", {"width": 5, "height": 5, "pieces": 3, "quiet_plies": 8}),
+        # A board whose legal ids the engine finds with wider cell sets than 8 x 8's.
+        ("latrunculi", {"width": 10, "height": 10, "pieces": 6, "quiet_plies": 10}),
     ],
 )
 def test_a_batch_is_its_games_stepped_one_by_one(name, params):
@@ -79,3 +84,29 @@ def test_an_illegal_action_moves_no_game():
         batch.step(legal[:2])
     batch.step(list(legal))  # the control: legal actions, as a plain list, play
     assert str(batch.state(0)) != str(game.new_initial_state())
+
+
+def test_the_benchs_random_choice_is_legal_and_uniform():
+    """bench/batch.py's figures rest on random_legal: every pick legal, each legal action as likely."""
+    path = pathlib.Path(__file__).parents[1] / "bench" / "batch.py"
+    spec = importlib.util.spec_from_file_location("batch_bench", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    game = arena_games.load("latrunculi", width=5, height=5, pieces=3, quiet_plies=8)
+    batch = arena_games.Batch(game, 8)
+    _, masks, _ = batch.reset()
+    rng = np.random.default_rng(1)
+    for _ in range(50):
+        actions = bench.random_legal(masks, rng)
+        assert (masks[np.arange(len(masks)), actions] == 1).all()
+        _, masks, _, _, _, _ = batch.step(actions)
+    # One row of 3 legal actions among 27 ids, another with all of them legal.
+    masks = np.zeros((2, 27), np.int8)
+    masks[0, [0, 13, 26]] = 1
+    masks[1, :] = 1
+    picks = np.array([bench.random_legal(masks, rng) for _ in range(5400)])
+    counts = np.bincount(picks[:, 0], minlength=27)
+    assert set(np.flatnonzero(counts)) == {0, 13, 26}
+    assert counts[[0, 13, 26]].min() > 1650  # 1,800 expected each; sd about 35
+    counts = np.bincount(picks[:, 1], minlength=27)
+    assert counts.min() > 120 and counts.max() < 280  # 200 expected each; sd about 14

@@ -248,8 +248,17 @@ impl Chain {
             at
         })
     }
+    /// The final square: the start plus two squares per hop (every chain
+    /// stays on the 16 x 16 grid, so the square arithmetic does not wrap),
+    /// without [`Chain::landings`]' checks: an action id is read from it
+    /// for each chain listed.
     pub fn to(&self) -> Square {
-        self.landings().last().unwrap_or(self.from)
+        let at = (0..self.hops).fold(self.from.0, |at, k| {
+            let step = SQ_STEP[((self.dirs >> (2 * k)) & 3) as usize];
+            at.wrapping_add(step.wrapping_mul(2))
+        });
+        debug_assert_eq!(Some(Square(at)), self.landings().last().or(Some(self.from)));
+        Square(at)
     }
 }
 
@@ -571,15 +580,7 @@ impl State {
             }
             return false;
         }
-        let p = self.turn as usize;
-        let mut g = Gen {
-            cells: &self.cells,
-            dirs: [-1, -(s as isize), s as isize, 1],
-            me: FREE[p],
-            foe: FREE[1 - p],
-            from: 0,
-            from_sq: Square(0),
-        };
+        let mut g = self.gen();
         let trapped_foe = g.foe | TRAPPED;
         let mut any_trapped_foe = false;
         for c in 0..w {
@@ -589,25 +590,7 @@ impl State {
                     any_trapped_foe |= self.cells[i] == trapped_foe;
                     continue;
                 }
-                g.from = i;
-                g.from_sq = Square::new(c, r);
-                // Landing square of the first hop in each direction (0: none).
-                let mut first = [0u16; 4];
-                for k in 0..4u8 {
-                    let n = g.step(i, k);
-                    let cell = self.cells[n];
-                    if cell == EMPTY {
-                        if g.landing_ok(n) {
-                            let to = Square(g.from_sq.0.wrapping_add(SQ_STEP[k as usize]));
-                            if sink.push(Move::Step(g.from_sq, to)) {
-                                return true;
-                            }
-                        }
-                    } else if let Some(t) = g.hop(n, k) {
-                        first[k as usize] = t as u16;
-                    }
-                }
-                if first != [0; 4] && g.chains(first, sink) {
+                if g.piece_moves(i, Square::new(c, r), sink) {
                     return true;
                 }
             }
@@ -625,6 +608,20 @@ impl State {
             }
         }
         false
+    }
+
+    /// The move-generation context of the player to move (phase 2).
+    fn gen(&self) -> Gen<'_> {
+        let s = self.stride() as isize;
+        let p = self.turn as usize;
+        Gen {
+            cells: &self.cells,
+            dirs: [-1, -s, s, 1],
+            me: FREE[p],
+            foe: FREE[1 - p],
+            from: 0,
+            from_sq: Square(0),
+        }
     }
 
     /// Checks what the text format itself requires (no parameters needed).
@@ -812,6 +809,52 @@ impl Gen<'_> {
         (self.cells[t] == EMPTY).then_some(t)
     }
 
+    /// The moves of the free piece of the player to move on mailbox index
+    /// `i` (square `sq`), in the generator's order: steps W, S, N, E, then
+    /// its jump chains.
+    fn piece_moves<S: Sink>(&mut self, i: usize, sq: Square, sink: &mut S) -> bool {
+        // The suicide rule's exception reads `from` (see `traps_from`).
+        self.from = i;
+        for k in 0..4u8 {
+            let n = self.step(i, k);
+            if self.cells[n] == EMPTY && self.landing_ok(n) {
+                let to = Square(sq.0.wrapping_add(SQ_STEP[k as usize]));
+                if sink.push(Move::Step(sq, to)) {
+                    return true;
+                }
+            }
+        }
+        self.jumps(i, sq, sink)
+    }
+
+    /// The jump chains of the piece on `i` (square `sq`), [`Gen::chains`].
+    fn jumps<S: Sink>(&mut self, i: usize, sq: Square, sink: &mut S) -> bool {
+        let first = self.first_hops(i, sq);
+        first != [0; 4] && self.chains(first, sink)
+    }
+
+    /// The jump chains of two hops or more of the piece on `i` (square
+    /// `sq`), [`Gen::longer_chains`], for a caller that has listed its
+    /// one-hop chains.
+    fn longer_jumps<S: Sink>(&mut self, i: usize, sq: Square, sink: &mut S) -> bool {
+        let first = self.first_hops(i, sq);
+        self.longer_chains(first, sink)
+    }
+
+    /// Makes the piece on `i` (square `sq`) the moving one; returns the
+    /// landing square of its first hop in each direction (0: none).
+    fn first_hops(&mut self, i: usize, sq: Square) -> [u16; 4] {
+        self.from = i;
+        self.from_sq = sq;
+        let mut first = [0u16; 4];
+        for k in 0..4u8 {
+            if let Some(t) = self.hop(self.step(i, k), k) {
+                first[k as usize] = t as u16;
+            }
+        }
+        first
+    }
+
     /// May the moving piece end on the empty square `t`? (The suicide rule.)
     #[inline(always)]
     fn landing_ok(&self, t: usize) -> bool {
@@ -936,6 +979,244 @@ impl Gen<'_> {
             hops,
             dirs,
         }
+    }
+}
+
+// ---------------------------------------------------------------- cell sets
+
+/// A set of mailbox cells, bit `i` for cell `i`, in `N` words: a Python
+/// training batch asks for every position's legal action ids, and finding
+/// them a whole board at a time with shifts ([`State::action_ids`]) is
+/// several times faster than visiting piece by piece. Two words hold the
+/// mailbox of boards whose `(height + 2) * (width + 1)` cells fit 128 bits
+/// (8 x 8, 9 x 9), five the largest. Cells past the mailbox are off the
+/// board (`OFF`) and never in a set.
+#[derive(Clone, Copy)]
+struct CellSet<const N: usize>([u64; N]);
+
+impl<const N: usize> CellSet<N> {
+    const NONE: Self = CellSet([0; N]);
+
+    /// The empty cells, the free pieces of seat `p`, the free pieces of its
+    /// opponent and all of the opponent's pieces among the first `len`
+    /// cells (enough to hold the last on-board one), read eight cells at a
+    /// time (one `u64`) and compared byte by byte within it.
+    #[inline(always)]
+    fn of_position(cells: &[u8; CELLS], len: usize, p: usize) -> [Self; 4] {
+        let (me, foe) = (FREE[p] as u64 * LOW, FREE[1 - p] as u64 * LOW);
+        let mut sets = [[0u64; N]; 4];
+        for q in 0..(8 * N).min(len.div_ceil(8)) {
+            let mut bytes = [OFF; 8];
+            let start = 8 * q;
+            if start + 8 <= CELLS {
+                bytes.copy_from_slice(&cells[start..start + 8]);
+            } else if start < CELLS {
+                bytes[..CELLS - start].copy_from_slice(&cells[start..]);
+            }
+            let v = u64::from_le_bytes(bytes);
+            let (j, shift) = (q / 8, 8 * (q % 8));
+            // `OFF` is none of these: not 0, and no bit in common with a piece.
+            let found = [
+                !nonzero_bytes(v),
+                !nonzero_bytes(v ^ me),
+                !nonzero_bytes(v ^ foe),
+                nonzero_bytes(v & foe),
+            ];
+            for (set, bytes) in sets.iter_mut().zip(found) {
+                set[j] |= u64::from(byte_bits(bytes & HIGH)) << shift;
+            }
+        }
+        sets.map(CellSet)
+    }
+
+    #[inline(always)]
+    fn and(self, o: Self) -> Self {
+        CellSet(std::array::from_fn(|j| self.0[j] & o.0[j]))
+    }
+
+    #[inline(always)]
+    fn or(self, o: Self) -> Self {
+        CellSet(std::array::from_fn(|j| self.0[j] | o.0[j]))
+    }
+
+    /// The cells of `self` not in `o`.
+    #[inline(always)]
+    fn minus(self, o: Self) -> Self {
+        CellSet(std::array::from_fn(|j| self.0[j] & !o.0[j]))
+    }
+
+    /// The cells `t` such that `t + d` is in the set (`0 < |d| < 64`):
+    /// `at(d)` lines up each cell with its neighbour `d` cells on.
+    #[inline(always)]
+    fn at(self, d: isize) -> Self {
+        let k = d.unsigned_abs() as u32;
+        debug_assert!((1..64).contains(&k));
+        let w = &self.0;
+        CellSet(std::array::from_fn(|j| {
+            if d > 0 {
+                // Bit t + d to bit t.
+                let carry = if j + 1 < N { w[j + 1] << (64 - k) } else { 0 };
+                w[j] >> k | carry
+            } else {
+                // Bit t - |d| to bit t.
+                let carry = if j > 0 { w[j - 1] >> (64 - k) } else { 0 };
+                w[j] << k | carry
+            }
+        }))
+    }
+
+    #[inline(always)]
+    fn is_empty(self) -> bool {
+        self.0.iter().all(|&w| w == 0)
+    }
+
+    /// Calls `f` with each cell of the set, in increasing order.
+    #[inline(always)]
+    fn for_each(self, mut f: impl FnMut(usize)) {
+        for (j, &word) in self.0.iter().enumerate() {
+            let mut w = word;
+            while w != 0 {
+                f(64 * j + w.trailing_zeros() as usize);
+                w &= w - 1;
+            }
+        }
+    }
+}
+
+const LOW: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// The high bit of each nonzero byte of `x` (and anything in the others'
+/// low bits: mask with `HIGH`). Exact, with no carry between bytes.
+#[inline(always)]
+fn nonzero_bytes(x: u64) -> u64 {
+    ((x & !HIGH) + !HIGH) | x
+}
+
+/// Bit `b` for the high bit of byte `b` of `h`, which has no other bits.
+#[inline(always)]
+fn byte_bits(h: u64) -> u8 {
+    ((h >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u8
+}
+
+/// Mailbox index to square index (`rank * width + file`, the action ids'
+/// numbering) without a division per square: `i / stride` as a product by
+/// a rounded-up reciprocal of 2^16, which overshoots by less than `i / 2^16`,
+/// under `1 / stride` for every index of the largest mailbox: exact.
+#[derive(Clone, Copy)]
+struct SquareIndex {
+    width: usize,
+    stride: usize,
+    reciprocal: usize,
+}
+
+impl SquareIndex {
+    fn new(width: usize) -> Self {
+        let stride = width + 1;
+        SquareIndex {
+            width,
+            stride,
+            reciprocal: (1usize << 16).div_ceil(stride),
+        }
+    }
+
+    /// `(file, rank)` of the on-board mailbox index `i`.
+    #[inline(always)]
+    fn file_rank(self, i: usize) -> (usize, usize) {
+        let row = (i * self.reciprocal) >> 16;
+        debug_assert_eq!(row, i / self.stride);
+        (i - row * self.stride, row - 1)
+    }
+
+    #[inline(always)]
+    fn of(self, i: usize) -> usize {
+        let (file, rank) = self.file_rank(i);
+        rank * self.width + file
+    }
+}
+
+impl State {
+    /// Appends the legal action ids of a position the end checks without a
+    /// search let through ([`Latrunculi::ended_without_search`]): the ids of
+    /// [`State::generate`]'s moves, each once, in another order. Steps and
+    /// one-hop jump chains are found for the whole board at once with cell
+    /// sets of `N` words (which must hold the mailbox); longer chains by the
+    /// generator's own search, for just the pieces that have one.
+    fn action_ids<const N: usize>(&self, out: &mut Vec<usize>) {
+        let (w, h) = (self.width(), self.height());
+        debug_assert!((w + 1) * (h + 2) <= 64 * N);
+        let squares = w * h;
+        let index = SquareIndex::new(w);
+        let p = self.turn as usize;
+        let [empty, mine, free_foes, foes] =
+            CellSet::<N>::of_position(&self.cells, (h + 1) * (w + 1), p);
+        if !self.moving {
+            empty.for_each(|i| out.push(index.of(i)));
+            return;
+        }
+        let s = w as isize + 1;
+        // The mailbox steps W, S, N, E, and the same steps in square indices.
+        let dirs = [-1, -s, s, 1];
+        let square_dirs = [-1, -(w as isize), w as isize, 1];
+        // The suicide rule: a piece may not end between two free enemies in
+        // a row or a column unless it traps there: next to a free enemy
+        // with a free piece of mine beyond it, in direction k for the
+        // squares of `traps[k]`.
+        let sandwiched = free_foes
+            .at(-1)
+            .and(free_foes.at(1))
+            .or(free_foes.at(-s).and(free_foes.at(s)));
+        let traps: [CellSet<N>; 4] =
+            std::array::from_fn(|k| free_foes.and(mine.at(dirs[k])).at(dirs[k]));
+        // The squares a piece can hop from in direction k: an enemy (free
+        // or trapped) next to it and an empty square beyond.
+        let hops: [CellSet<N>; 4] =
+            std::array::from_fn(|k| foes.at(dirs[k]).and(empty.at(2 * dirs[k])));
+        // A step's start square is one square from its landing, never the
+        // flanker two squares away: every trap counts.
+        let any_trap = traps[0].or(traps[1]).or(traps[2]).or(traps[3]);
+        let step_landings = empty.minus(sandwiched.minus(any_trap));
+        // Pieces whose chains go on past one hop.
+        let mut deeper = CellSet::NONE;
+        for k in 0..4 {
+            // Steps to `t` from `t - dirs[k]`.
+            mine.at(-dirs[k]).and(step_landings).for_each(|t| {
+                let to = index.of(t);
+                let from = to.wrapping_add_signed(-square_dirs[k]);
+                out.push(2 * squares + from * squares + to);
+            });
+            // One hop to `t` from `t - 2 dirs[k]`: two squares back from the
+            // landing is the piece's own start square, which traps nothing
+            // (`Gen::traps_from`), so the trap that way does not count; and
+            // a hop back would land on it, so no chain goes on that way.
+            let back = 3 - k;
+            let landed = mine.and(hops[k]).at(-2 * dirs[k]);
+            let mut trap = CellSet::NONE;
+            let mut onward = CellSet::NONE;
+            for j in (0..4).filter(|&j| j != back) {
+                trap = trap.or(traps[j]);
+                onward = onward.or(hops[j]);
+            }
+            landed.minus(sandwiched.minus(trap)).for_each(|t| {
+                let to = index.of(t);
+                let from = to.wrapping_add_signed(-2 * square_dirs[k]);
+                out.push(2 * squares + from * squares + to);
+            });
+            deeper = deeper.or(landed.and(onward).at(2 * dirs[k]));
+        }
+        if !deeper.is_empty() {
+            let mut g = self.gen();
+            let mut sink = ActionSink {
+                ids: ActionIds::new(w, h),
+                out: &mut *out,
+            };
+            deeper.for_each(|i| {
+                let (file, rank) = index.file_rank(i);
+                g.longer_jumps(i, Square::new(file, rank), &mut sink);
+            });
+        }
+        foes.minus(free_foes)
+            .for_each(|i| out.push(squares + index.of(i)));
     }
 }
 
@@ -1506,14 +1787,18 @@ impl Game for Latrunculi {
         Some(ActionIds::new(self.width as usize, self.height as usize).of(mv))
     }
 
-    /// The generator's moves as ids, without building the list of moves.
+    /// The generator's moves as ids, without building the list of moves:
+    /// [`State::action_ids`], with cell sets as wide as the board needs.
     fn legal_action_ids(&self, st: &State, out: &mut Vec<usize>) {
         out.clear();
         if self.ended_without_search(st) {
             return;
         }
-        let ids = ActionIds::new(st.width(), st.height());
-        st.generate(&mut ActionSink { ids, out });
+        if (st.width() + 1) * (st.height() + 2) <= 128 {
+            st.action_ids::<2>(out);
+        } else {
+            st.action_ids::<5>(out);
+        }
     }
 
     fn legal_actions(&self, st: &State, out: &mut Vec<usize>) {
@@ -1523,18 +1808,51 @@ impl Game for Latrunculi {
         out.dedup();
     }
 
-    /// The generator stops at the move with the id.
+    /// Read from the id rather than searched for: the square of a placement
+    /// or removal, or the piece that moves, whose moves alone are
+    /// generated (no two legal moves share an id, see [`Game::spaces`]).
     fn action_to_move(&self, st: &State, action: usize) -> Option<Move> {
         if self.ended_without_search(st) {
             return None;
         }
-        let ids = ActionIds::new(st.width(), st.height());
+        let w = st.width();
+        let squares = w * st.height();
+        let square = |k: usize| Square::new(k % w, k / w);
+        let p = st.turn as usize;
+        if action < squares {
+            let sq = square(action);
+            return (!st.moving && st.cells[st.idx(sq)] == EMPTY).then_some(Move::Place(sq));
+        }
+        if !st.moving {
+            return None;
+        }
+        if action < 2 * squares {
+            let sq = square(action - squares);
+            let trapped_foe = FREE[1 - p] | TRAPPED;
+            return (st.cells[st.idx(sq)] == trapped_foe).then_some(Move::Remove(sq));
+        }
+        let (from, to) = ((action - 2 * squares) / squares, action % squares);
+        if from >= squares {
+            return None;
+        }
+        let (from, to) = (square(from), square(to));
+        let i = st.idx(from);
+        if st.cells[i] != FREE[p] {
+            return None;
+        }
+        let mut g = st.gen();
+        if let Some(k) = direction(from, to, 1) {
+            // A step: what `Gen::piece_moves` checks for it.
+            let t = g.step(i, k);
+            g.from = i;
+            return (st.cells[t] == EMPTY && g.landing_ok(t)).then_some(Move::Step(from, to));
+        }
         let mut find = FindAction {
-            ids,
+            ids: ActionIds::new(w, st.height()),
             target: action,
             found: None,
         };
-        st.generate(&mut find);
+        g.jumps(i, from, &mut find);
         find.found
     }
 
@@ -2449,6 +2767,118 @@ mod tests {
         assert_eq!(
             serde_json::to_string(&eff).unwrap(),
             r#"{"trapped":["d6"],"freed":[],"removed":null,"hops":0,"end":null}"#
+        );
+    }
+
+    /// Checks the ids and decoding of `st` against the mailbox generator:
+    /// `legal_action_ids` lists the ids of the generator's moves (through
+    /// cell sets of both widths where they fit), and `action_to_move` gives
+    /// the generator's first move with the id, or `None`: for every id on
+    /// small boards, on larger ones for every placement and removal, every
+    /// legal id and `random` others, mostly moves of the mover's pieces.
+    fn check_ids(g: &Latrunculi, st: &State, rng: &mut impl rand::Rng) {
+        use rand::RngExt;
+        let mut moves = Vec::new();
+        g.legal_moves(st, &mut moves);
+        let ids = ActionIds::new(st.width(), st.height());
+        let mut expected: Vec<usize> = moves.iter().map(|m| ids.of(m)).collect();
+        expected.sort_unstable();
+        let before = expected.len();
+        expected.dedup();
+        assert_eq!(expected.len(), before, "one move per id in `{st}`");
+        let mut got = Vec::new();
+        g.legal_action_ids(st, &mut got);
+        got.sort_unstable();
+        assert_eq!(got, expected, "legal action ids of `{st}`");
+        if !g.ended_without_search(st) {
+            if (st.width() + 1) * (st.height() + 2) <= 128 {
+                let mut two = Vec::new();
+                st.action_ids::<2>(&mut two);
+                two.sort_unstable();
+                assert_eq!(two, expected, "two-word cell sets in `{st}`");
+            }
+            let mut five = Vec::new();
+            st.action_ids::<5>(&mut five);
+            five.sort_unstable();
+            assert_eq!(five, expected, "five-word cell sets in `{st}`");
+        }
+        let squares = st.width() * st.height();
+        let all = squares * (squares + 2);
+        let candidates: Vec<usize> = if all <= 5000 {
+            (0..all).collect()
+        } else {
+            let mine: Vec<usize> = (0..squares)
+                .filter(|&k| {
+                    st.piece(Square::new(k % st.width(), k / st.width()))
+                        == Some((st.turn as usize, false))
+                })
+                .collect();
+            let mut c: Vec<usize> = (0..2 * squares).chain(expected.iter().copied()).collect();
+            for _ in 0..300 {
+                c.push(match mine.is_empty() {
+                    false if rng.random_bool(0.9) => {
+                        let from = mine[rng.random_range(0..mine.len())];
+                        2 * squares + from * squares + rng.random_range(0..squares)
+                    }
+                    _ => rng.random_range(0..all + 10),
+                });
+            }
+            c
+        };
+        for id in candidates {
+            let first = moves.iter().find(|m| ids.of(m) == id).copied();
+            assert_eq!(g.action_to_move(st, id), first, "action {id} in `{st}`");
+        }
+    }
+
+    #[test]
+    fn action_ids_and_decoding_equal_the_generator() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        // Boards whose mailbox fits two words or needs five, files of one
+        // or two digits, crowded and sparse: (width, height, pieces, quiet
+        // plies, games).
+        let boards = [
+            (8, 8, 16, 100, 3),
+            (5, 5, 12, 20, 10),
+            (5, 6, 4, 12, 10),
+            (9, 9, 40, 30, 2),
+            (10, 10, 49, 30, 1),
+            (16, 5, 39, 20, 1),
+            (5, 16, 39, 20, 1),
+            (16, 16, 60, 10, 1),
+        ];
+        let mut positions = 0;
+        let mut ended = [0; 2];
+        for (w, h, pieces, quiet, games) in boards {
+            let g = game_with(&[
+                ("width", &w.to_string()),
+                ("height", &h.to_string()),
+                ("pieces", &pieces.to_string()),
+                ("quiet_plies", &quiet.to_string()),
+            ]);
+            for _ in 0..games {
+                let mut st = g.initial_state();
+                let mut moves = Vec::new();
+                loop {
+                    check_ids(&g, &st, &mut rng);
+                    positions += 1;
+                    g.legal_moves(&st, &mut moves);
+                    if moves.is_empty() {
+                        ended[usize::from(g.ended_without_search(&st))] += 1;
+                        break;
+                    }
+                    let mv = moves[rng.random_range(0..moves.len())];
+                    g.apply(&mut st, &mv);
+                }
+            }
+        }
+        let g = game_with(&[("width", "16"), ("height", "16"), ("pieces", "60")]);
+        check_ids(&g, &lattice(&g), &mut rng);
+        assert!(positions > 2000, "{positions} positions");
+        assert!(
+            ended[1] > 0,
+            "games that ended by a rule other than no action: {ended:?}"
         );
     }
 }
