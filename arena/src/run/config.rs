@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::process::{LimitSettings, Sandbox};
+use crate::process::{LimitSettings, ResolvedSandbox, Sandbox};
 use crate::rating::RatingOptions;
 use crate::referee::{Adjudication, TimeControl};
 use crate::settings::{FormatKind, Normalized, NormalizedBot};
@@ -817,14 +817,14 @@ impl Config {
                     "build: {} (in {}{})",
                     cmd.join(" "),
                     cwd.display(),
-                    if sandbox == Sandbox::Bwrap {
+                    if sandbox.is_bwrap() {
                         ", sandboxed"
                     } else {
                         ""
                     }
                 );
             }
-            if sandbox == Sandbox::Bwrap {
+            if sandbox.is_bwrap() {
                 // A sandboxed build writes its program directory: a bot that
                 // runs from it, or from a directory in or around it, would
                 // run what a stranger's build left there.
@@ -897,7 +897,7 @@ impl Config {
     /// What each bot's `sandbox` setting means on this machine (`bwrap`
     /// or `none`), and the warnings to give: `auto` without a working
     /// bubblewrap falls back to none; `bwrap` without one is an error.
-    pub fn sandboxes(&self) -> Result<(Vec<Sandbox>, Vec<String>), ConfigError> {
+    pub fn sandboxes(&self) -> Result<(Vec<ResolvedSandbox>, Vec<String>), ConfigError> {
         let mut warnings: Vec<String> = Vec::new();
         let mut out = Vec::new();
         for (i, b) in self.bots.iter().enumerate() {
