@@ -60,11 +60,10 @@ pub fn run(args: CheckBotArgs) -> Result<(), Error> {
         return Err(Error::Usage("--movetime must be positive".into()));
     }
     let here = std::env::current_dir().unwrap_or_else(|_| ".".into());
-    let problem =
-        arena::run::config::executable_problem(&args.command[0], &here, &Default::default());
-    if let Some(problem) = problem {
-        return Err(Error::Usage(format!("cannot start bot command: {problem}")));
-    }
+    // Found as a tournament finds its bots' programs (the settings funnel);
+    // a missing script is left for the bot's start to show.
+    arena::run::settings::program(&args.command, &here, &Default::default(), "command")
+        .map_err(|r| Error::Usage(format!("cannot start bot command: {}", r.reason)))?;
     let runtime = super::runtime()?;
     let mut spec = BotSpec::new("bot", args.command.clone());
     let (sandbox, warning) =

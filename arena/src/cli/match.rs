@@ -169,7 +169,7 @@ pub struct MatchArgs {
     score_every: u64,
     /// Output directory for games.jsonl, games.csv and logs/ (a run
     /// directory, as a tournament's: refused if it holds a run).
-    #[arg(long, default_value = "reports/match")]
+    #[arg(long, default_value_os_t = arena::store::default_run_dir("match"))]
     out: PathBuf,
     /// Games played at once [default: the number of cores].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]

@@ -100,6 +100,24 @@ pub fn directory(dir: &Path, key: &str) -> Result<PathBuf, Refusal> {
         .map_err(|e| Refusal::new(key, format!("cannot resolve {}: {e}", dir.display())))
 }
 
+/// Checks that `command`'s program can be run in `cwd` with `env`: it
+/// exists and is executable (see [`executable_problem`]). What `arena
+/// check-bot` checks before it starts a bot to see how it fails.
+pub fn program(
+    command: &[String],
+    cwd: &Path,
+    env: &BTreeMap<String, String>,
+    key: &str,
+) -> Result<(), Refusal> {
+    let Some(program) = command.first().filter(|p| !p.is_empty()) else {
+        return Err(Refusal::new(key, "must be a non-empty list"));
+    };
+    match executable_problem(program, cwd, env) {
+        Some(problem) => Err(Refusal::new(key, problem)),
+        None => Ok(()),
+    }
+}
+
 /// Checks that `command` can be started in `cwd` with `env`: its program
 /// exists and is executable (a path relative to `cwd`, or a name on the
 /// bot's `PATH`), and script arguments (ending in `.py`, `.js`, `.rb`,
@@ -110,13 +128,8 @@ pub fn command(
     env: &BTreeMap<String, String>,
     key: &str,
 ) -> Result<(), Refusal> {
-    let Some((program, args)) = command.split_first().filter(|(p, _)| !p.is_empty()) else {
-        return Err(Refusal::new(key, "must be a non-empty list"));
-    };
-    if let Some(problem) = executable_problem(program, cwd, env) {
-        return Err(Refusal::new(key, problem));
-    }
-    for arg in args {
+    program(command, cwd, env, key)?;
+    for arg in &command[1..] {
         let script = [".py", ".js", ".rb", ".pl", ".sh", ".jar"]
             .iter()
             .any(|ext| arg.ends_with(ext));
