@@ -280,12 +280,6 @@ fn rule<R: std::str::FromStr<Err = String>>(
         .map_err(|why| format!("--{flag}: {why}"))
 }
 
-/// A refusal of the settings funnel in `arena match`'s words: the flag,
-/// then why.
-fn flag(r: funnel::Refusal) -> String {
-    r.to_string()
-}
-
 /// `arena match`'s flags read into the settings funnel's checks
 /// ([`arena::run::settings`], as a config's keys are): the match, and the
 /// warnings its sandbox gives (said once, kept in the manifest).
@@ -331,7 +325,7 @@ fn match_config(args: &MatchArgs) -> Result<(MatchConfig, Vec<String>), String> 
             &Default::default(),
             &format!("bot `{}`", spec.name),
         )
-        .map_err(flag)?;
+        .map_err(|r| r.to_string())?;
         spec.resources = resources.clone();
         spec.sandbox = sandboxes[0];
         spec.interpreters = interpreters.clone();
@@ -371,7 +365,7 @@ fn match_config(args: &MatchArgs) -> Result<(MatchConfig, Vec<String>), String> 
             missing: "give --movetime, --time or both".into(),
         },
     )
-    .map_err(flag)?;
+    .map_err(|r| r.to_string())?;
     let games = args
         .games
         .unwrap_or(if args.sprt.is_some() { 20_000 } else { 2 });

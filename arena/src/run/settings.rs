@@ -12,6 +12,9 @@
 //! commands were found and whose sandbox is decided ([`ResolvedSandbox`]),
 //! a [`TimeControl`].
 
+// The funnel is what the next way in (the ladder's config) reads first.
+#![warn(missing_docs)]
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -27,10 +30,12 @@ use arena_core::record::Clock;
 pub struct Refusal {
     /// As the way in named it: `bots[1].command`, `--games`.
     pub key: String,
+    /// Why, in a user's words (`must be at least 1`).
     pub reason: String,
 }
 
 impl Refusal {
+    /// `key` refused, because `reason`.
     pub fn new(key: impl Into<String>, reason: impl Into<String>) -> Refusal {
         Refusal {
             key: key.into(),
@@ -272,11 +277,17 @@ pub fn games(format: FormatKind, n_bots: usize, games: u64, key: &str) -> Result
 /// already read into milliseconds.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TimeInput {
+    /// The limit per move, if any.
     pub movetime_ms: Option<u64>,
+    /// The game clock per side, if any.
     pub time_ms: Option<u64>,
+    /// The increment per move, if given (it needs a game clock).
     pub inc_ms: Option<u64>,
+    /// The overrun tolerated before a bot loses on time.
     pub margin_ms: u64,
+    /// Which time is charged, if given (default: wall).
     pub clock: Option<Clock>,
+    /// The cpu clock's wall-time ceiling per decision, if given.
     pub ceiling_ms: Option<u64>,
 }
 
@@ -285,10 +296,15 @@ pub struct TimeInput {
 pub struct TimeKeys {
     /// The time control as a whole (`time_control`).
     pub whole: String,
+    /// Its limit per move (`time_control.movetime_ms`, `--movetime`).
     pub movetime: String,
+    /// Its game clock (`time_control.time_ms`, `--time`).
     pub time: String,
+    /// Its increment.
     pub inc: String,
+    /// Its clock.
     pub clock: String,
+    /// Its cpu clock's ceiling.
     pub ceiling: String,
     /// How the cpu clock is asked for (`clock = "cpu"`, `--clock cpu`).
     pub cpu: String,
