@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use arena::process::{Bot, BotSpec, Limits, ResourceLimits, Sandbox};
+use arena::process::{Bot, BotSpec, Limits, ResolvedSandbox, ResourceLimits, Sandbox};
 use arena::referee::TimeControl;
 use arena::run::matchplay::{self, MatchConfig};
 use arena_core::games;
@@ -52,7 +52,7 @@ fn hostile(name: &str) -> Arc<BotSpec> {
     spec.resources = limits();
     // These are protocol misbehaviours; tests/containment.rs plays the
     // sandbox's own attacks.
-    spec.sandbox = Sandbox::None;
+    spec.sandbox = ResolvedSandbox::None;
     Arc::new(spec)
 }
 
@@ -61,7 +61,7 @@ fn first() -> Arc<BotSpec> {
         "first",
         vec![env!("CARGO_BIN_EXE_arena").into(), "bot-first".into()],
     );
-    spec.sandbox = Sandbox::None;
+    spec.sandbox = ResolvedSandbox::None;
     Arc::new(spec)
 }
 
@@ -305,7 +305,9 @@ async fn bots_get_a_minimal_environment() {
     // SAFETY: set before any bot is spawned; read only by the child.
     std::env::set_var("ARENA_TEST_SECRET", "hunter2");
     let script = r#"read x; echo "ready secret=[$ARENA_TEST_SECRET] lang=$LANG home=$HOME tmp=$TMPDIR extra=$EXTRA n=$(env | grep -cv '^_=\|^PWD=\|^SHLVL=')""#;
-    for sandbox in [Sandbox::None, Sandbox::Auto] {
+    // `auto` as every way in decides it: bubblewrap where it works here.
+    let auto = arena::process::sandbox::resolve(Sandbox::Auto).unwrap().0;
+    for sandbox in [ResolvedSandbox::None, auto] {
         let mut spec = BotSpec::new("env", vec!["/bin/sh".into(), "-c".into(), script.into()]);
         spec.env = vec![
             ("EXTRA".into(), "yes".into()),
@@ -389,7 +391,7 @@ async fn a_process_leaves_no_cgroup_behind() {
             "c",
             vec!["/bin/sh".into(), "-c".into(), "read x; echo ready".into()],
         );
-        spec.sandbox = Sandbox::None;
+        spec.sandbox = ResolvedSandbox::None;
         spec.resources.memory_bytes = Some(64 << 20);
         spec.cwd = Some(std::env::temp_dir());
         let mut bot = Bot::start(Arc::new(spec), &Limits::default(), None)
@@ -493,7 +495,7 @@ async fn a_sandboxed_bot_has_no_network_and_a_read_only_filesystem_but_plays() {
     } else {
         "python3"
     };
-    let spec = |sandbox: Sandbox, file: &Path| {
+    let spec = |sandbox: ResolvedSandbox, file: &Path| {
         let mut s = BotSpec::new(
             "prober",
             vec![
@@ -513,13 +515,13 @@ async fn a_sandboxed_bot_has_no_network_and_a_read_only_filesystem_but_plays() {
         s
     };
 
-    let (r, log) = probe_game(spec(Sandbox::None, &outside), "sandbox-off").await;
+    let (r, log) = probe_game(spec(ResolvedSandbox::None, &outside), "sandbox-off").await;
     assert!(log.contains("probe connect ok"), "control: {log}");
     assert!(log.contains("probe write ok"), "control: {log}");
     assert_eq!(r.offender, None, "{r:?}");
     std::fs::remove_file(&outside).unwrap();
 
-    let (r, log) = probe_game(spec(Sandbox::Bwrap, &outside), "sandbox-on").await;
+    let (r, log) = probe_game(spec(ResolvedSandbox::Bwrap, &outside), "sandbox-on").await;
     assert!(log.contains("probe connect failed"), "sandboxed: {log}");
     assert!(log.contains("probe write failed"), "sandboxed: {log}");
     assert!(!outside.exists(), "wrote outside its directory");
@@ -527,7 +529,7 @@ async fn a_sandboxed_bot_has_no_network_and_a_read_only_filesystem_but_plays() {
     assert!(r.moves.len() > 2, "{r:?}");
 
     // Its own (private) directory is writable.
-    let (_, log) = probe_game(spec(Sandbox::Bwrap, &inside), "sandbox-in").await;
+    let (_, log) = probe_game(spec(ResolvedSandbox::Bwrap, &inside), "sandbox-in").await;
     assert!(log.contains("probe write ok"), "own directory: {log}");
     drop(listener);
     let _ = std::fs::remove_dir_all(work);
@@ -821,7 +823,7 @@ async fn a_bot_uid_is_never_one_a_live_process_holds() {
     let script = r#"read x; echo "ready uid=$(id -u)"; read y"#;
     let mut spec = BotSpec::new("kept", vec!["/bin/sh".into(), "-c".into(), script.into()]);
     spec.resources.processes = Some(64);
-    spec.sandbox = Sandbox::None;
+    spec.sandbox = ResolvedSandbox::None;
     spec.cwd = Some(std::env::temp_dir());
     let spec = Arc::new(spec);
     let mut kept = Bot::start(spec.clone(), &Limits::default(), None)

@@ -452,6 +452,44 @@ fn bad_input_is_refused_before_any_game() {
             vec!["--game", "latrunculi", "--bot", &a, "--bot", &a],
             "different names",
         ),
+        // Checked by the settings funnel, as a config's keys are.
+        (
+            vec![
+                "--game",
+                "latrunculi",
+                "--bot",
+                &a,
+                "--bot",
+                &b,
+                "--inc",
+                "500",
+            ],
+            "--inc: needs --time",
+        ),
+        (
+            vec![
+                "--game",
+                "latrunculi",
+                "--bot",
+                &a,
+                "--bot",
+                &b,
+                "--ceiling-ms",
+                "500",
+            ],
+            "--ceiling-ms: is the cpu clock's wall-time ceiling: it needs --clock cpu",
+        ),
+        (
+            vec![
+                "--game",
+                "latrunculi",
+                "--bot",
+                &a,
+                "--bot",
+                "c=python3 no_such_bot_anywhere.py",
+            ],
+            "bot `c`: file `no_such_bot_anywhere.py` not found",
+        ),
     ];
     for (args, message) in cases {
         let mut full = vec!["match", "--out", "/nonexistent/never-written"];

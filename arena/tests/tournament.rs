@@ -307,7 +307,7 @@ fn config_errors_name_file_and_key_and_play_nothing() {
             "games",
             good.replace("games = 2", "games = 0"),
             "games",
-            "at least 1",
+            "must be from 1 to 10000000 (got 0)",
         ),
         (
             "tc",

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use arena::process::Sandbox;
+use arena::process::{ResolvedSandbox, Sandbox};
 use arena_core::games::AnyGame;
 use tokio::sync::{watch, Notify};
 
@@ -33,7 +33,7 @@ pub struct App {
     /// The data directory (absolute).
     pub data: PathBuf,
     /// `bwrap`, or `none` when the organiser said `--sandbox none`.
-    pub sandbox: Sandbox,
+    pub sandbox: ResolvedSandbox,
     /// Said in every response (the `arena-warning` header) and in health.
     pub warning: Option<String>,
     /// How every ladder game is played (one code path: `play::play`).
@@ -113,8 +113,8 @@ impl App {
     /// `bwrap` or `none`.
     pub fn sandbox_name(&self) -> &'static str {
         match self.sandbox {
-            Sandbox::None => "none",
-            _ => "bwrap",
+            ResolvedSandbox::None => "none",
+            ResolvedSandbox::Bwrap => "bwrap",
         }
     }
 
@@ -306,15 +306,18 @@ pub async fn open(data: &Path, db: Option<&str>) -> Result<(PathBuf, Db), ServeE
 /// their games and it returns (exit 0).
 pub async fn serve(opts: ServeOptions) -> Result<(), ServeError> {
     let config = LadderConfig::load(opts.config.as_deref())?;
-    let (sandbox, warning) = if opts.no_sandbox {
-        (
-            Sandbox::None,
-            Some("this ladder runs bots without a sandbox (--sandbox none): do not submit code you would not run yourself".to_string()),
-        )
+    // A ladder runs strangers' code: bubblewrap or nothing, decided as
+    // every way in decides a sandbox (never `auto`).
+    let setting = if opts.no_sandbox {
+        Sandbox::None
     } else {
-        arena::process::sandbox::usable().map_err(|e| ServeError::Sandbox(e.to_string()))?;
-        (Sandbox::Bwrap, None)
+        Sandbox::Bwrap
     };
+    let (sandbox, _) = arena::process::sandbox::resolve(setting)
+        .map_err(|e| ServeError::Sandbox(e.0.to_string()))?;
+    let warning = (!sandbox.is_bwrap()).then(|| {
+        "this ladder runs bots without a sandbox (--sandbox none): do not submit code you would not run yourself".to_string()
+    });
     let (data, db) = open(&opts.data, opts.db.as_deref()).await?;
     let requeued = db.requeue_unfinished_builds().await?;
     if requeued > 0 {
@@ -331,7 +334,7 @@ pub async fn serve(opts: ServeOptions) -> Result<(), ServeError> {
         &config.game.game,
         &config.game.params,
         config.game.time_control,
-        sandbox,
+        sandbox.into(),
         data.join("logs"),
     )
     .map_err(|e| ServeError::Sandbox(e.to_string()))?;

@@ -72,7 +72,7 @@ async fn one(app: &App, v: &Version) -> Result<(), crate::db::DbError> {
     let mut build_log = String::new();
     if let Some(line) = app.build_command(v.bot_id, &v.sha256) {
         build_log.push_str(&format!("$ {line}\n"));
-        let result = build_dir(&dir, &line, &app.config.build, app.sandbox).await;
+        let result = build_dir(&dir, &line, &app.config.build, app.sandbox.into()).await;
         match result {
             Ok(()) => build_log.push_str("build succeeded\n"),
             Err(why) => {

@@ -15,7 +15,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use arena::process::{BotSpec, LimitSettings, Limits, Sandbox};
+use arena::process::{BotSpec, LimitSettings, Limits, ResolvedSandbox, Sandbox};
 use arena::referee::{GameSetup, IllegalOpening, MoveFeed, TimeControl};
 use arena::run::referee_player::{resolved_command, RefereePlayer};
 use arena::run::runner::{Player, PlayerError};
@@ -50,7 +50,7 @@ pub struct PlaySettings {
     /// Whether the bot not on move keeps running (a tournament's `ponder`).
     pub ponder: bool,
     /// `Bwrap` or `None`, resolved ([`PlaySettings::new`]).
-    pub sandbox: Sandbox,
+    pub sandbox: ResolvedSandbox,
     /// The referee's own limits on every bot (start-up time, grace, stderr
     /// kept); [`play`] adds what the sandbox must hide and show.
     pub limits: Limits,

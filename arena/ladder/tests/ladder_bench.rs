@@ -218,7 +218,7 @@ async fn leaderboard_latency_on_a_big_ladder() {
         config,
         game,
         data: dir.path().to_path_buf(),
-        sandbox: Sandbox::None,
+        sandbox: arena::process::ResolvedSandbox::None,
         warning: None,
         play,
         builds: Notify::new(),

@@ -36,7 +36,7 @@ pub struct CheckBotArgs {
     pub startup_ms: u64,
     /// How the bot is confined, as in a tournament: auto (bubblewrap where
     /// it works), bwrap or none.
-    #[arg(long, value_name = "KIND", default_value = "auto")]
+    #[arg(long, value_name = "KIND", default_value_t = Sandbox::default())]
     pub sandbox: Sandbox,
     /// The bot's command and arguments (after `--`; run as an argv list, no shell).
     #[arg(required = true, trailing_var_arg = true, value_name = "COMMAND")]
@@ -60,11 +60,10 @@ pub fn run(args: CheckBotArgs) -> Result<(), Error> {
         return Err(Error::Usage("--movetime must be positive".into()));
     }
     let here = std::env::current_dir().unwrap_or_else(|_| ".".into());
-    let problem =
-        arena::run::config::executable_problem(&args.command[0], &here, &Default::default());
-    if let Some(problem) = problem {
-        return Err(Error::Usage(format!("cannot start bot command: {problem}")));
-    }
+    // Found as a tournament finds its bots' programs (the settings funnel);
+    // a missing script is left for the bot's start to show.
+    arena::run::settings::program(&args.command, &here, &Default::default(), "command")
+        .map_err(|r| Error::Usage(format!("cannot start bot command: {}", r.reason)))?;
     let runtime = super::runtime()?;
     let mut spec = BotSpec::new("bot", args.command.clone());
     let (sandbox, warning) =
@@ -88,15 +87,14 @@ pub fn run(args: CheckBotArgs) -> Result<(), Error> {
         args.games,
         args.seed
     );
-    match spec.sandbox {
-        Sandbox::Bwrap => {
-            let dir = std::env::current_dir().unwrap_or_default();
-            println!(
-                "INFO sandbox: bwrap, as in a tournament: {}",
-                arena::process::sandbox::view(&spec.command, &dir, &spec.interpreters)
-            );
-        }
-        _ => println!("INFO sandbox: none (the bot runs as you, with your files)"),
+    if spec.sandbox.is_bwrap() {
+        let dir = std::env::current_dir().unwrap_or_default();
+        println!(
+            "INFO sandbox: bwrap, as in a tournament: {}",
+            arena::process::sandbox::view(&spec.command, &dir, &spec.interpreters)
+        );
+    } else {
+        println!("INFO sandbox: none (the bot runs as you, with your files)");
     }
     let opts = CheckOptions {
         movetime: Duration::from_millis(args.movetime),

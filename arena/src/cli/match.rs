@@ -11,11 +11,12 @@ use arena::display::escape;
 use arena::process::{BotSpec, LimitSettings, Limits, Sandbox};
 use arena::rating::Tally;
 use arena::rating::{self, RatingOptions};
-use arena::referee::{Adjudication, TimeControl};
+use arena::referee::Adjudication;
 use arena::run::config::{parse_st, parse_tc};
 use arena::run::matchplay::{self, MatchConfig, MatchError, MatchRun};
 use arena::run::openings::{self, OpeningChoice};
-use arena_core::games;
+use arena::run::settings as funnel;
+use arena::settings::FormatKind;
 use arena_core::record::GameRecord;
 
 #[derive(Args)]
@@ -100,7 +101,7 @@ pub struct MatchArgs {
     /// How both bots are confined: auto (bubblewrap where it works, else
     /// none with a warning), bwrap (an error if it cannot be set up), or
     /// none (for bots you trust).
-    #[arg(long, value_name = "KIND", default_value = "auto")]
+    #[arg(long, value_name = "KIND", default_value_t = Sandbox::default())]
     sandbox: Sandbox,
     /// Let the bot not on move keep running (think on its opponent's time);
     /// by default it is frozen from 1 ms into its opponent's turn until its
@@ -168,7 +169,7 @@ pub struct MatchArgs {
     score_every: u64,
     /// Output directory for games.jsonl, games.csv and logs/ (a run
     /// directory, as a tournament's: refused if it holds a run).
-    #[arg(long, default_value = "reports/match")]
+    #[arg(long, default_value_os_t = arena::store::default_run_dir("match"))]
     out: PathBuf,
     /// Games played at once [default: the number of cores].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
@@ -279,13 +280,12 @@ fn rule<R: std::str::FromStr<Err = String>>(
         .map_err(|why| format!("--{flag}: {why}"))
 }
 
-fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
-    if args.ceiling_ms.is_some() && args.clock != arena_core::record::Clock::Cpu {
-        return Err(
-            "--ceiling-ms is the cpu clock's wall-time ceiling: it needs --clock cpu".into(),
-        );
-    }
-    let game = games::new_game(&args.game, &args.params).map_err(|e| e.to_string())?;
+/// `arena match`'s flags read into the settings funnel's checks
+/// ([`arena::run::settings`], as a config's keys are): the match, and the
+/// warnings its sandbox gives (said once, kept in the manifest).
+fn match_config(args: &MatchArgs) -> Result<(MatchConfig, Vec<String>), String> {
+    let game = funnel::game(&args.game, &args.params, "--game", |_| "--param".into())
+        .map_err(|r| r.reason)?;
     if args.bots.len() != 2 {
         return Err(format!(
             "give exactly two --bot NAME=COMMAND options (got {})",
@@ -294,29 +294,41 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
     }
     let mut a = BotSpec::parse(&args.bots[0]).map_err(|e| e.to_string())?;
     let mut b = BotSpec::parse(&args.bots[1]).map_err(|e| e.to_string())?;
+    let mut names = funnel::BotNames::default();
     for spec in [&a, &b] {
-        arena::display::check_name(&spec.name).map_err(|why| format!("--bot: bot name {why}"))?;
+        names.add(&spec.name, "--bot").map_err(|r| {
+            if names.names().contains(&spec.name) {
+                format!(
+                    "both bots are named `{}`: give them different names",
+                    spec.name
+                )
+            } else {
+                format!("--bot: bot name {}", r.reason)
+            }
+        })?;
     }
-    let (sandbox, _) = arena::process::sandbox::resolve(args.sandbox).map_err(|e| e.to_string())?;
     let here =
         std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+    let resources = funnel::resources(
+        &LimitSettings::from(&args.bot_limits),
+        "--memory-mb and the other limits",
+    )
+    .map_err(|r| r.reason)?;
+    let interpreters: Vec<PathBuf> = args.interpreters.iter().map(|d| here.join(d)).collect();
+    // Both bots under the one --sandbox, decided once.
+    let (sandboxes, warnings) =
+        funnel::sandboxes([("--sandbox".to_string(), args.sandbox)]).map_err(|r| r.reason)?;
     for spec in [&mut a, &mut b] {
-        spec.resources = LimitSettings::from(&args.bot_limits)
-            .resources()
-            .map_err(|e| e.to_string())?;
-        spec.sandbox = sandbox;
-        spec.interpreters = args.interpreters.iter().map(|d| here.join(d)).collect();
-        let problem =
-            arena::run::config::executable_problem(&spec.command[0], &here, &Default::default());
-        if let Some(problem) = problem {
-            return Err(format!("bot `{}`: {problem}", spec.name));
-        }
-    }
-    if a.name == b.name {
-        return Err(format!(
-            "both bots are named `{}`: give them different names",
-            a.name
-        ));
+        funnel::command(
+            &spec.command,
+            &here,
+            &Default::default(),
+            &format!("bot `{}`", spec.name),
+        )
+        .map_err(|r| r.to_string())?;
+        spec.resources = resources.clone();
+        spec.sandbox = sandboxes[0];
+        spec.interpreters = interpreters.clone();
     }
     let (time, inc) = match args.tc {
         Some((time, inc)) => (Some(time), inc),
@@ -326,20 +338,42 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
         (None, None) => Some(1000),
         (m, _) => m,
     };
+    let time = funnel::time_control(
+        &funnel::TimeInput {
+            movetime_ms: movetime,
+            time_ms: time,
+            // --inc defaults to 0, which needs no clock.
+            inc_ms: (inc != 0).then_some(inc),
+            margin_ms: args.margin,
+            clock: Some(args.clock),
+            ceiling_ms: args.ceiling_ms,
+        },
+        None,
+        &funnel::TimeKeys {
+            whole: "--movetime".into(),
+            movetime: if args.st.is_some() {
+                "--st"
+            } else {
+                "--movetime"
+            }
+            .into(),
+            time: if args.tc.is_some() { "--tc" } else { "--time" }.into(),
+            inc: "--inc".into(),
+            clock: "--clock".into(),
+            ceiling: "--ceiling-ms".into(),
+            cpu: "--clock cpu".into(),
+            missing: "give --movetime, --time or both".into(),
+        },
+    )
+    .map_err(|r| r.to_string())?;
     let games = args
         .games
         .unwrap_or(if args.sprt.is_some() { 20_000 } else { 2 });
-    if games == 0 || games > arena::settings::MAX_GAMES {
-        return Err(format!(
-            "--games must be from 1 to {} (got {games})",
-            arena::settings::MAX_GAMES
-        ));
-    }
+    // `--games must be ...`, as clap words its own refusals of a count.
+    funnel::games(FormatKind::Match, 2, games, "--games")
+        .map_err(|r| format!("{} {}", r.key, r.reason))?;
     if args.sprt.is_some() && games % 2 == 1 {
         return Err("with --sprt, --games must be even: the test counts seat-swapped pairs".into());
-    }
-    if movetime == Some(0) || time == Some(0) {
-        return Err("--movetime and --time must be positive".into());
     }
     let choice = match (&args.openings, args.opening_plies) {
         (_, Some(0)) => OpeningChoice::None,
@@ -358,20 +392,13 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
         resign: rule("resign", &args.resign)?,
         draw: rule("draw", &args.draw)?,
     };
-    Ok(MatchConfig {
+    let config = MatchConfig {
         openings,
         game: Arc::from(game),
         bots: [Arc::new(a), Arc::new(b)],
         games,
         seed: args.seed,
-        time: TimeControl {
-            movetime_ms: movetime,
-            time_ms: time,
-            inc_ms: inc,
-            margin_ms: args.margin,
-            clock: args.clock,
-            ceiling_ms: args.ceiling_ms,
-        },
+        time,
         ponder: args.ponder,
         limits: Limits {
             startup: Duration::from_millis(args.startup_ms),
@@ -388,7 +415,8 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, String> {
             depth: args.depth,
         },
         adjudication,
-    })
+    };
+    Ok((config, warnings))
 }
 
 /// How often, in games, the running score lines are printed without a
@@ -434,12 +462,11 @@ fn score_lines(names: &[String; 2], games: &[rating::pairing::PairGame], z: f64)
 
 /// `arena match`.
 pub fn run(args: MatchArgs) -> Result<(), Error> {
-    let config = match_config(&args).map_err(Error::Usage)?;
+    let (config, warnings) = match_config(&args).map_err(Error::Usage)?;
     let confidence = RatingOptions::check_confidence(args.confidence)
         .map_err(|e| Error::Usage(format!("--confidence {e}")))?;
     let z = rating::z_of(confidence);
-    let (_, warning) = arena::process::sandbox::resolve(args.sandbox).map_err(Error::usage)?;
-    if let Some(w) = &warning {
+    for w in &warnings {
         eprintln!("arena match: warning: {w}");
     }
     let run = MatchRun {
@@ -447,7 +474,7 @@ pub fn run(args: MatchArgs) -> Result<(), Error> {
         resume: args.resume,
         overwrite: args.overwrite,
         affinity: args.affinity,
-        warnings: warning.into_iter().collect(),
+        warnings,
         record_states: args.record_states as usize,
         dead_bot_stop: (args.on_bot_failure == arena::run::config::OnBotFailure::Stop)
             .then_some(arena::run::runner::DEAD_BOT_GAMES),

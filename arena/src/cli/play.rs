@@ -54,9 +54,18 @@ fn play_game(args: &PlayArgs) -> Result<(), String> {
             arena::tools::play::play_humans(game.as_ref(), ["human", "human"], &mut input, &mut out)
         }
         Some(text) => {
-            let spec = arena::process::BotSpec::parse(text).map_err(|e| e.to_string())?;
+            let mut spec = arena::process::BotSpec::parse(text).map_err(|e| e.to_string())?;
             arena::display::check_name(&spec.name)
                 .map_err(|why| format!("--bot: bot name {why}"))?;
+            // `arena play` has no --sandbox: its bot is confined as `auto`
+            // confines, decided here, once, before it starts.
+            let (sandbox, warning) =
+                arena::process::sandbox::resolve(arena::process::Sandbox::Auto)
+                    .map_err(|e| e.to_string())?;
+            if let Some(w) = warning {
+                eprintln!("arena play: warning: {w}");
+            }
+            spec.sandbox = sandbox;
             let name = spec.name.clone();
             let human = args.seat as usize;
             let mut bot = arena::tools::bot_seat::BotSeat::start(

@@ -32,7 +32,7 @@ use super::line_reader::{LineReadError, LineReader};
 use super::log_sink::{remove_log, spawn_drain, LogSink};
 use super::members::Members;
 use super::memcg::MemoryCgroup;
-use super::sandbox::{self, BwrapPlan, PrivateDir, Sandbox};
+use super::sandbox::{self, BwrapPlan, PrivateDir};
 use super::spec::BotSpec;
 use super::transcript::{Transcript, Way};
 use super::watchdog::{self, Watch};
@@ -319,17 +319,9 @@ impl Bot {
             None => std::env::current_dir()?,
         };
         let path = std::env::var_os("PATH").unwrap_or(process::SAFE_PATH.into());
-        let sandboxed = match spec.sandbox {
-            Sandbox::Bwrap => true,
-            Sandbox::None => false,
-            Sandbox::Auto => {
-                let (s, warning) = sandbox::resolve(Sandbox::Auto).map_err(io::Error::other)?;
-                if let Some(w) = warning {
-                    warn_once(&w);
-                }
-                s == Sandbox::Bwrap
-            }
-        };
+        // Decided with the run's settings, never here: a bot's start
+        // neither probes bubblewrap nor warns.
+        let sandboxed = spec.sandbox.is_bwrap();
         let root = nix::unistd::geteuid().is_root();
         // As root, a sandboxed bot, and one whose process count is limited
         // (root ignores RLIMIT_NPROC), run under a uid of their own.
@@ -1039,12 +1031,6 @@ impl Drop for Bot {
             }
         }
     }
-}
-
-/// Prints `warning` on stderr, once per process.
-fn warn_once(warning: &str) {
-    static WARNED: std::sync::Once = std::sync::Once::new();
-    WARNED.call_once(|| eprintln!("arena: warning: {warning}"));
 }
 
 /// Polls `fut` once: its output if it is ready at once, else `None` (the

@@ -23,7 +23,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::limits::{Limits, ResourceLimits};
-use super::sandbox::Sandbox;
+use super::sandbox::ResolvedSandbox;
 use super::spec::{BotSpec, Build};
 use super::Bot;
 
@@ -109,7 +109,7 @@ pub async fn run(job: &BuildJob, echo: bool) -> Result<(), BuildError> {
     let mut spec = BotSpec::new("build", job.command.clone());
     spec.cwd = Some(job.dir.clone());
     spec.env = job.env.clone();
-    spec.sandbox = Sandbox::Bwrap;
+    spec.sandbox = ResolvedSandbox::Bwrap;
     spec.resources = ResourceLimits {
         memory_bytes: Some(job.memory_bytes),
         disk_bytes: Some(job.tmp_bytes),

@@ -40,7 +40,7 @@ pub mod watchdog;
 
 pub use bot::{Bot, BotFailure, StartError};
 pub use limits::{LimitSettings, Limits, ResourceLimits};
-pub use sandbox::Sandbox;
+pub use sandbox::{ResolvedSandbox, Sandbox};
 pub use spec::BotSpec;
 pub use uids::BOT_UIDS;
 

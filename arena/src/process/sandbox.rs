@@ -97,17 +97,57 @@ impl std::fmt::Display for Sandbox {
     }
 }
 
-/// What a run does for a bot whose setting is `setting`: `Bwrap` or `None`,
-/// with a warning when `auto` falls back to no sandbox; an error when
+/// How a bot is confined on this machine: a [`Sandbox`] setting decided
+/// (`auto` is never left). What a [`super::BotSpec`] carries to the spawner,
+/// so that a bot's start does not decide anything: the settings funnel
+/// (`run::settings`), `arena check-bot` and the ladder decide it once, with
+/// [`resolve`], before the first bot starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResolvedSandbox {
+    /// Under bubblewrap, which was tried here and works.
+    Bwrap,
+    /// A plain child process: asked for (`none`), or `auto` without a
+    /// working bubblewrap (then with a warning, see [`resolve`]).
+    None,
+}
+
+impl ResolvedSandbox {
+    /// Whether the bot runs under bubblewrap.
+    pub fn is_bwrap(self) -> bool {
+        self == ResolvedSandbox::Bwrap
+    }
+}
+
+impl From<ResolvedSandbox> for Sandbox {
+    /// The setting that asks for exactly this (what `arena match`'s
+    /// manifest has always kept: the sandbox its bots ran under).
+    fn from(s: ResolvedSandbox) -> Sandbox {
+        match s {
+            ResolvedSandbox::Bwrap => Sandbox::Bwrap,
+            ResolvedSandbox::None => Sandbox::None,
+        }
+    }
+}
+
+impl std::fmt::Display for ResolvedSandbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        Sandbox::from(*self).fmt(f)
+    }
+}
+
+/// What a run does for a bot whose setting is `setting`: bubblewrap or
+/// none, with a warning when `auto` falls back to no sandbox; an error when
 /// `bwrap` was asked for and cannot be set up (it names what is missing).
-pub fn resolve(setting: Sandbox) -> Result<(Sandbox, Option<String>), SandboxError> {
+/// The one place a setting is decided: every way in calls it once per run
+/// (bubblewrap itself is tried once per process, see [`usable`]).
+pub fn resolve(setting: Sandbox) -> Result<(ResolvedSandbox, Option<String>), SandboxError> {
     if setting == Sandbox::None {
-        return Ok((Sandbox::None, None));
+        return Ok((ResolvedSandbox::None, None));
     }
     match (setting, usable()) {
-        (_, Ok(())) => Ok((Sandbox::Bwrap, None)),
+        (_, Ok(())) => Ok((ResolvedSandbox::Bwrap, None)),
         (Sandbox::Auto, Err(why)) => Ok((
-            Sandbox::None,
+            ResolvedSandbox::None,
             Some(format!(
                 "bots run WITHOUT a sandbox: {why}. Only run bots you trust \
                  (set sandbox = \"none\" to say so, or install bubblewrap)"

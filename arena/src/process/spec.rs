@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use super::limits::ResourceLimits;
-use super::sandbox::Sandbox;
+use super::sandbox::ResolvedSandbox;
 
 /// How to start a bot: an argv list (never a shell line), with an optional
 /// working directory and extra environment variables.
@@ -21,7 +21,10 @@ pub struct BotSpec {
     pub env: Vec<(String, String)>,
     /// Operating-system limits, set in the child before `exec`.
     pub resources: ResourceLimits,
-    pub sandbox: Sandbox,
+    /// How it is confined, decided before it is started (see
+    /// [`super::sandbox::resolve`]); [`BotSpec::new`] leaves it unconfined,
+    /// for the caller to set from its settings.
+    pub sandbox: ResolvedSandbox,
     /// Set when the process is a bot's sandboxed `build` rather than the
     /// bot: see [`Build`].
     pub build: Option<Build>,
@@ -51,7 +54,7 @@ impl BotSpec {
             cwd: None,
             env: Vec::new(),
             resources: ResourceLimits::default(),
-            sandbox: Sandbox::default(),
+            sandbox: ResolvedSandbox::None,
             build: None,
             interpreters: Vec::new(),
         }

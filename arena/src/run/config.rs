@@ -6,16 +6,17 @@
 //! file's directory: a bot's `cwd` (default: that directory), and its
 //! `command[0]` when it contains a `/` (relative to the bot's `cwd`).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::process::{LimitSettings, Sandbox};
+use crate::process::{LimitSettings, ResolvedSandbox, Sandbox};
 use crate::rating::RatingOptions;
 use crate::referee::{Adjudication, TimeControl};
+use crate::run::settings as funnel;
+pub use crate::run::settings::{executable_problem, resolve_executable};
 use crate::settings::{FormatKind, Normalized, NormalizedBot};
-use arena_core::games;
 use arena_core::protocol::Budget;
 use arena_core::record::Clock;
 
@@ -420,6 +421,7 @@ impl Config {
             key: key.to_string(),
             reason,
         };
+        let refused = |r: funnel::Refusal| err(&r.key, r.reason);
         let raw: RawConfig = parse_toml(text).map_err(|(key, reason)| err(&key, reason))?;
         let raw = match &raw.defaults {
             None => raw,
@@ -514,21 +516,14 @@ impl Config {
                 params.push((k.clone(), text));
             }
         }
-        let game = games::new_game(&raw.game, &params).map_err(|e| {
-            let key = match &e {
-                games::ParamError::UnknownGame { .. } => "game".to_string(),
-                games::ParamError::Unknown { key, .. }
-                | games::ParamError::Invalid { key, .. }
-                | games::ParamError::Duplicate { key } => {
-                    if raw.adjudication.contains_key(key) {
-                        format!("adjudication.{key}")
-                    } else {
-                        format!("params.{key}")
-                    }
-                }
-            };
-            err(&key, e.to_string())
-        })?;
+        let game = funnel::game(&raw.game, &params, "game", |key| {
+            if raw.adjudication.contains_key(key) {
+                format!("adjudication.{key}")
+            } else {
+                format!("params.{key}")
+            }
+        })
+        .map_err(refused)?;
         let params = game.params();
 
         // Bots.
@@ -542,17 +537,10 @@ impl Config {
             ));
         }
         let mut bots = Vec::new();
-        let mut seen = BTreeSet::new();
+        let mut names = funnel::BotNames::default();
         for (i, b) in raw.bots.iter().enumerate() {
             let key = |k: &str| format!("bots[{i}].{k}");
-            crate::display::check_name(&b.name)
-                .map_err(|why| err(&key("name"), why.to_string()))?;
-            if !seen.insert(b.name.clone()) {
-                return Err(err(
-                    &key("name"),
-                    format!("`{}` is used by two bots; names must be unique", b.name),
-                ));
-            }
+            names.add(&b.name, &key("name")).map_err(refused)?;
             if b.command.is_empty() || b.command[0].is_empty() {
                 return Err(err(&key("command"), "must be a non-empty list".into()));
             }
@@ -564,24 +552,9 @@ impl Config {
                 ),
             };
             let cwd_as_written = b.cwd.clone().unwrap_or_else(|| ".".into());
-            let cwd = base.join(&cwd_as_written);
-            if !cwd.is_dir() {
-                let reason = if cwd.exists() {
-                    format!("{} is a file, not a directory", cwd.display())
-                } else {
-                    format!("directory {} does not exist", cwd.display())
-                };
-                return Err(err(&key("cwd"), reason));
-            }
-            let cwd = cwd.canonicalize().map_err(|e| {
-                err(
-                    &key("cwd"),
-                    format!("cannot resolve {}: {e}", cwd.display()),
-                )
-            })?;
-            b.limits
-                .resources()
-                .map_err(|e| err(&key("limits"), e.to_string()))?;
+            let cwd =
+                funnel::directory(&base.join(&cwd_as_written), &key("cwd")).map_err(refused)?;
+            funnel::resources(&b.limits, &key("limits")).map_err(refused)?;
             bots.push(BotConfig {
                 name: b.name.clone(),
                 command: b.command.clone(),
@@ -596,39 +569,18 @@ impl Config {
                 interpreters: b.interpreters.clone().unwrap_or(raw.interpreters.clone()),
                 time_control: None,
             });
-            if let Some(p) = bots
-                .last()
-                .and_then(|b| b.interpreters.iter().find(|p| !p.is_absolute()))
-            {
-                return Err(err(
-                    &key("interpreters"),
-                    format!("{} is not an absolute path", p.display()),
-                ));
-            }
+            let interpreters = bots.last().map_or(&[][..], |b| &b.interpreters[..]);
+            funnel::interpreters(interpreters, &key("interpreters")).map_err(refused)?;
         }
 
         // Format.
-        if raw.games == 0 {
-            return Err(err("games", "must be at least 1".into()));
-        }
         if raw.format == FormatKind::Match {
             return Err(err(
                 "format",
                 "`match` is what `arena match` records; a config is round-robin or gauntlet".into(),
             ));
         }
-        let total = crate::settings::schedule_len(raw.format, bots.len(), u64::from(raw.games));
-        if total > u128::from(crate::settings::MAX_GAMES) {
-            return Err(err(
-                "games",
-                format!(
-                    "the schedule would hold {total} games ({} bots, {} per pairing); at most {} games fit in one run",
-                    bots.len(),
-                    raw.games,
-                    crate::settings::MAX_GAMES
-                ),
-            ));
-        }
+        funnel::games(raw.format, bots.len(), u64::from(raw.games), "games").map_err(refused)?;
         let champion = match (raw.format, &raw.champion) {
             (FormatKind::Gauntlet, None) => return Err(err(
                 "champion",
@@ -764,21 +716,13 @@ impl Config {
     /// `.py`, `.js`, `.rb`, `.pl`, `.sh`, `.jar`) name existing files.
     pub fn check_bot(&self, i: usize) -> Result<(), ConfigError> {
         let bot = &self.bots[i];
-        if let Some(problem) = executable_problem(&bot.command[0], &bot.cwd, &bot.env) {
-            return Err(self.error(format!("bots[{i}].command"), problem));
-        }
-        for arg in &bot.command[1..] {
-            let script = [".py", ".js", ".rb", ".pl", ".sh", ".jar"]
-                .iter()
-                .any(|ext| arg.ends_with(ext));
-            if script && !arg.starts_with('-') && !bot.cwd.join(arg).is_file() {
-                return Err(self.error(
-                    format!("bots[{i}].command"),
-                    format!("file `{arg}` not found in {}", bot.cwd.display()),
-                ));
-            }
-        }
-        Ok(())
+        funnel::command(
+            &bot.command,
+            &bot.cwd,
+            &bot.env,
+            &format!("bots[{i}].command"),
+        )
+        .map_err(|r| self.error(r.key, r.reason))
     }
 
     /// Checks every bot's executable (after builds have run).
@@ -817,14 +761,14 @@ impl Config {
                     "build: {} (in {}{})",
                     cmd.join(" "),
                     cwd.display(),
-                    if sandbox == Sandbox::Bwrap {
+                    if sandbox.is_bwrap() {
                         ", sandboxed"
                     } else {
                         ""
                     }
                 );
             }
-            if sandbox == Sandbox::Bwrap {
+            if sandbox.is_bwrap() {
                 // A sandboxed build writes its program directory: a bot that
                 // runs from it, or from a directory in or around it, would
                 // run what a stranger's build left there.
@@ -893,24 +837,20 @@ impl Config {
         self.check_bots()
     }
 
-    /// The part of the config that identifies its results.
     /// What each bot's `sandbox` setting means on this machine (`bwrap`
     /// or `none`), and the warnings to give: `auto` without a working
     /// bubblewrap falls back to none; `bwrap` without one is an error.
-    pub fn sandboxes(&self) -> Result<(Vec<Sandbox>, Vec<String>), ConfigError> {
-        let mut warnings: Vec<String> = Vec::new();
-        let mut out = Vec::new();
-        for (i, b) in self.bots.iter().enumerate() {
-            let (s, warning) = crate::process::sandbox::resolve(b.sandbox)
-                .map_err(|e| self.error(format!("bots[{i}].sandbox"), e.to_string()))?;
-            if let Some(w) = warning.filter(|w| !warnings.contains(w)) {
-                warnings.push(w);
-            }
-            out.push(s);
-        }
-        Ok((out, warnings))
+    pub fn sandboxes(&self) -> Result<(Vec<ResolvedSandbox>, Vec<String>), ConfigError> {
+        funnel::sandboxes(
+            self.bots
+                .iter()
+                .enumerate()
+                .map(|(i, b)| (format!("bots[{i}].sandbox"), b.sandbox)),
+        )
+        .map_err(|r| self.error(r.key, r.reason))
     }
 
+    /// The part of the config that identifies its results.
     pub fn normalized(&self) -> Normalized {
         Normalized {
             name: self.name.clone(),
@@ -1141,15 +1081,8 @@ pub fn game_section(
         };
         texts.push((k.clone(), text));
     }
-    let engine = games::new_game(game, &texts).map_err(|e| {
-        let key = match &e {
-            games::ParamError::UnknownGame { .. } => "game".to_string(),
-            games::ParamError::Unknown { key, .. }
-            | games::ParamError::Invalid { key, .. }
-            | games::ParamError::Duplicate { key } => format!("params.{key}"),
-        };
-        err(&key, e.to_string())
-    })?;
+    let engine = funnel::game(game, &texts, "game", |key| format!("params.{key}"))
+        .map_err(|r| err(&r.key, r.reason))?;
     let raw_tc: RawTimeControl = from_value(time_control)
         .map_err(|(key, reason)| err(&format!("time_control.{key}"), reason))?;
     let time_control = time_control_of(&raw_tc, "time_control", clock)
@@ -1260,86 +1193,6 @@ pub fn parse_st(text: &str) -> Result<u64, TimeTextError> {
         0 => Err(TimeTextError::NoMoveTime(text.to_string())),
         ms => Ok(ms),
     }
-}
-
-/// Where `exe` is looked for, in order: a path (with `/`) relative to `cwd`,
-/// or a bare name in each directory of the bot's `PATH` (its `env.PATH` if
-/// given, else arena's).
-fn candidates(exe: &str, cwd: &Path, env: &BTreeMap<String, String>) -> Vec<PathBuf> {
-    if exe.contains('/') {
-        return vec![cwd.join(exe)];
-    }
-    let path = env
-        .get("PATH")
-        .cloned()
-        .or_else(|| std::env::var("PATH").ok())
-        .unwrap_or_default();
-    std::env::split_paths(&path)
-        .map(|dir| cwd.join(dir).join(exe))
-        .collect()
-}
-
-/// Finds an executable: the first of `candidates` that is an executable file.
-pub fn resolve_executable(
-    exe: &str,
-    cwd: &Path,
-    env: &BTreeMap<String, String>,
-) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    let runnable = |p: &Path| {
-        p.is_file()
-            && p.metadata()
-                .map(|m| m.permissions().mode() & 0o111 != 0)
-                .unwrap_or(false)
-    };
-    candidates(exe, cwd, env).into_iter().find(|p| runnable(p))
-}
-
-/// Why `exe` (found as [`resolve_executable`] finds it) cannot be run, in
-/// the words a user needs: not there, a directory, or a file without the
-/// execute permission. `None` when it can be run.
-pub fn executable_problem(exe: &str, cwd: &Path, env: &BTreeMap<String, String>) -> Option<String> {
-    use std::os::unix::fs::PermissionsExt;
-    if resolve_executable(exe, cwd, env).is_some() {
-        return None;
-    }
-    let not_runnable = |p: &Path| -> Option<String> {
-        let meta = p.metadata().ok()?;
-        let shown = if !exe.contains('/') || Path::new(exe).is_absolute() {
-            p.display().to_string()
-        } else {
-            cwd.join(exe.trim_start_matches("./")).display().to_string()
-        };
-        Some(if meta.is_dir() {
-            format!("`{shown}` is a directory, not a program")
-        } else if meta.permissions().mode() & 0o111 == 0 {
-            let interpreter = match p.extension().and_then(|e| e.to_str()) {
-                Some("py") => "python3",
-                Some("js") => "node",
-                Some("pl") => "perl",
-                Some("rb") => "ruby",
-                Some("sh") => "sh",
-                _ => "INTERPRETER",
-            };
-            format!(
-                "`{shown}` is not executable: make it so (chmod +x), or put its \
-                 interpreter first (`{interpreter} {exe}`)"
-            )
-        } else {
-            format!("`{shown}` cannot be run")
-        })
-    };
-    let missing = if !exe.contains('/') {
-        format!("executable `{exe}` not found (not on PATH)")
-    } else if Path::new(exe).is_absolute() {
-        format!("executable `{exe}` not found")
-    } else {
-        format!("executable `{exe}` not found (looked in {})", cwd.display())
-    };
-    candidates(exe, cwd, env)
-        .iter()
-        .find_map(|p| not_runnable(p))
-        .or(Some(missing))
 }
 
 /// A bot's `build` as written (a command list, or a table with `command`
@@ -1467,64 +1320,28 @@ fn time_control_of(
         let ms = parse_st(&text_of(key, v)?).map_err(|e| err(key, e.to_string()))?;
         tc.movetime_ms = Some(ms);
     }
-    match (tc.movetime_ms, tc.time_ms) {
-        (None, None) => {
-            return Err(err(
-                prefix,
-                "set movetime_ms (or st, in seconds), or time_ms with optional inc_ms \
-                 (or tc = \"SECONDS+INCREMENT\"), or both"
-                    .into(),
-            ))
-        }
-        (Some(0), _) => {
-            return Err(err(
-                &format!("{prefix}.movetime_ms"),
-                "must be at least 1".into(),
-            ))
-        }
-        (_, Some(0)) => {
-            return Err(err(
-                &format!("{prefix}.time_ms"),
-                "must be at least 1".into(),
-            ))
-        }
-        _ => {}
-    }
-    if tc.inc_ms.is_some() && tc.time_ms.is_none() {
-        return Err(err(
-            &format!("{prefix}.inc_ms"),
-            "needs time_ms (an increment is added to a game clock)".into(),
-        ));
-    }
-    let clock = match (clock_key, tc.clock) {
-        (Some(a), Some(b)) if a != b => {
-            return Err(err(
-                &format!("{prefix}.clock"),
-                format!("is \"{b}\" where the clock is \"{a}\": time controls of one tournament share one clock"),
-            ))
-        }
-        (a, b) => a.or(b).unwrap_or_default(),
+    let key = |k: &str| format!("{prefix}.{k}");
+    let keys = funnel::TimeKeys {
+        whole: prefix.to_string(),
+        movetime: key("movetime_ms"),
+        time: key("time_ms"),
+        inc: key("inc_ms"),
+        clock: key("clock"),
+        ceiling: key("ceiling_ms"),
+        cpu: "clock = \"cpu\"".into(),
+        missing: "set movetime_ms (or st, in seconds), or time_ms with optional inc_ms \
+                  (or tc = \"SECONDS+INCREMENT\"), or both"
+            .into(),
     };
-    if tc.ceiling_ms.is_some() && clock != Clock::Cpu {
-        return Err(err(
-            &format!("{prefix}.ceiling_ms"),
-            "is the cpu clock's wall-time ceiling: it needs clock = \"cpu\"".into(),
-        ));
-    }
-    if tc.ceiling_ms == Some(0) {
-        return Err(err(
-            &format!("{prefix}.ceiling_ms"),
-            "must be at least 1".into(),
-        ));
-    }
-    Ok(TimeControl {
+    let input = funnel::TimeInput {
         movetime_ms: tc.movetime_ms,
         time_ms: tc.time_ms,
-        inc_ms: tc.inc_ms.unwrap_or(0),
+        inc_ms: tc.inc_ms,
         margin_ms: tc.margin_ms,
-        clock,
+        clock: tc.clock,
         ceiling_ms: tc.ceiling_ms,
-    })
+    };
+    funnel::time_control(&input, clock_key, &keys).map_err(|r| (r.key, r.reason))
 }
 
 /// Deserializes a TOML value (no text, so no line numbers), turning errors
@@ -1759,7 +1576,12 @@ env = { X = "1" }
                 "adjudication.max_plies",
                 "not a valid value",
             ),
-            ("games = 4", "games = 0", "games", "at least 1"),
+            (
+                "games = 4",
+                "games = 0",
+                "games",
+                "must be from 1 to 10000000 (got 0)",
+            ),
             ("games = 4", "games = 3", "games", "must be even"),
             ("games = 4", "games = \"four\"", "games", "invalid type"),
             (

@@ -179,7 +179,9 @@ pub fn normalized(config: &MatchConfig) -> Normalized {
                     .map_or_else(|| ".".into(), |c| c.display().to_string()),
                 env: b.env.iter().cloned().collect(),
                 limits: Default::default(),
-                sandbox: b.sandbox,
+                // The sandbox the bots run under, as the manifest has
+                // always kept it for a match.
+                sandbox: b.sandbox.into(),
                 keep: false,
                 budget: config.budget,
                 time_control: None,

@@ -1,7 +1,9 @@
 //! Runs: from a config (or `arena match`'s options) to the records of every
 //! game of its schedule.
 //!
-//! - [`config`]: tournament configs, checked and normalized;
+//! - [`settings`]: the checks every way in (config, `arena match`'s flags,
+//!   the ladder) makes, written once;
+//! - [`config`]: tournament configs, read into those checks and normalized;
 //! - [`schedule`]: the seeded schedule, shards, random openings;
 //! - [`runner`]: plays a schedule on concurrent lanes into a run directory
 //!   (resume, stop rules, live standings), through a [`runner::Player`];
@@ -24,6 +26,7 @@ pub mod referee_player;
 pub mod resume;
 pub mod runner;
 pub mod schedule;
+pub mod settings;
 pub mod stop;
 
 pub use progress::ProgressMode;

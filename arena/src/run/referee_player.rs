@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::config::Config;
 use super::runner::{Player, PlayerError};
 use super::schedule::GameJob;
-use crate::process::{BotSpec, Limits, Sandbox};
+use crate::process::{BotSpec, Limits, ResolvedSandbox};
 use crate::referee::{self, Adjudication, BotSlot, GameSetup, TimeControl};
 use crate::store;
 use arena_core::games::AnyGame;
@@ -58,7 +58,11 @@ impl RefereePlayer {
     /// The player of `config`'s tournament into `run_dir`, each bot under
     /// its resolved sandbox (`sandboxes`, in config order: see
     /// [`Config::sandboxes`]).
-    pub fn for_config(config: &Config, sandboxes: &[Sandbox], run_dir: &Path) -> RefereePlayer {
+    pub fn for_config(
+        config: &Config,
+        sandboxes: &[ResolvedSandbox],
+        run_dir: &Path,
+    ) -> RefereePlayer {
         let game = arena_core::games::new_game(&config.game, &config.params)
             .expect("validated when the config was loaded");
         RefereePlayer {

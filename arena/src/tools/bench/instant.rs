@@ -116,7 +116,7 @@ impl InstantBot {
     /// The bot unsandboxed: these figures are the referee's own cost.
     pub(super) fn spec(&self, name: &str) -> Arc<BotSpec> {
         let mut spec = BotSpec::new(name, self.command.clone());
-        spec.sandbox = crate::process::Sandbox::None;
+        spec.sandbox = crate::process::ResolvedSandbox::None;
         Arc::new(spec)
     }
 }

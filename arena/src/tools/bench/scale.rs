@@ -94,7 +94,7 @@ fn one_size(
     std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
     let config = dir.join("scale.toml");
     std::fs::write(&config, config_text(bot, per_pairing)).map_err(io_err(&config))?;
-    let shard = |k: u32| dir.join(format!("shard-{k}"));
+    let shard = |k: u32| dir.join(crate::store::shard_dir_name(k, 2));
     let merged = dir.join("merged");
     let mut steps = Vec::new();
     for k in 1..=2 {

@@ -140,7 +140,7 @@ pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, BenchE
             .map(|n| {
                 let mut spec = (*opts.bot.spec(n)).clone();
                 if v.sandboxed {
-                    spec.sandbox = crate::process::Sandbox::Bwrap;
+                    spec.sandbox = crate::process::ResolvedSandbox::Bwrap;
                 }
                 Arc::new(spec)
             })
