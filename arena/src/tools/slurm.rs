@@ -160,7 +160,11 @@ impl Plan {
         self.header(
             &mut l,
             format!("arena-{}", self.name),
-            format!("{}/shard-%a-of-{n}.out", self.slurm_dir().display()),
+            format!(
+                "{}/{}.out",
+                self.slurm_dir().display(),
+                crate::store::shard_dir_name("%a", n)
+            ),
         );
         l.push(format!("#SBATCH --array=1-{n}"));
         l.push(format!("#SBATCH --cpus-per-task={}", self.cpus_per_task));
@@ -181,8 +185,9 @@ impl Plan {
                 .into(),
         );
         let mut cmd = format!(
-            "exec \"$arena\" tournament {} --shard \"$k/{n}\" --out \"$run/shard-$k-of-{n}\" --resume --no-build --concurrency {}",
+            "exec \"$arena\" tournament {} --shard \"$k/{n}\" --out \"$run/{}\" --resume --no-build --concurrency {}",
             sh_quote(&self.config.to_string_lossy()),
+            crate::store::shard_dir_name("$k", n),
             self.cpus_per_task
         );
         if let Some(s) = self.seed {
