@@ -172,9 +172,19 @@ impl Browser {
         v[ELEMENT].as_str().map(str::to_string)
     }
 
+    /// The element `css`, waited for: a click that submits a form may
+    /// return before the next page has loaded (seen on a busy machine).
     fn el(&self, css: &str) -> String {
-        self.find(css)
-            .unwrap_or_else(|| panic!("no element `{css}` on {}", self.page_text()))
+        let start = Instant::now();
+        loop {
+            if let Some(e) = self.find(css) {
+                return e;
+            }
+            if start.elapsed() > Duration::from_secs(10) {
+                panic!("no element `{css}` on {}", self.page_text());
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
     }
 
     fn click(&self, css: &str) {
