@@ -54,6 +54,12 @@ pub struct App {
     pub live: Arc<crate::live::Hub>,
     /// What never changes about a version, kept after its first read.
     pub fixed: FixedVersions,
+    /// Versions stored before archives were kept: a remote worker could not
+    /// download them, so their games are left to the built-in workers.
+    /// Found once at start (every later upload keeps its archive).
+    pub local_only: Vec<i64>,
+    /// How many built-in workers play here (`--workers`).
+    pub builtin_workers: usize,
 }
 
 /// What never changes about a version once uploaded: its bot and name,
@@ -145,10 +151,7 @@ impl App {
     /// content, so that it is put in place before the version's row exists
     /// (a server killed between the two leaves no row without files).
     pub fn version_dir(&self, bot_id: i64, sha256: &str) -> PathBuf {
-        self.data
-            .join("versions")
-            .join(format!("{bot_id}-{sha256}"))
-            .join("bot")
+        version_dir_in(&self.data, bot_id, sha256)
     }
 
     /// Moves a freshly unpacked bot into place, with its build command
@@ -194,11 +197,18 @@ impl App {
     /// A version's archive as uploaded, and its kind; `None` for a version
     /// stored before archives were kept.
     pub fn version_archive(&self, bot_id: i64, sha256: &str) -> Option<(ArchiveKind, PathBuf)> {
-        let parent = self.version_dir(bot_id, sha256).parent()?.to_path_buf();
-        [ArchiveKind::TarGz, ArchiveKind::Zip]
-            .into_iter()
-            .map(|k| (k, parent.join(archive_name(k))))
-            .find(|(_, p)| p.is_file())
+        archive_in(self.version_dir(bot_id, sha256).parent()?)
+    }
+
+    /// Versions that no worker of this server can play: those without an
+    /// archive when there are no built-in workers. Matchmaking leaves them
+    /// out, so their games do not fill the queue and stall the ladder.
+    pub fn unplayable(&self) -> &[i64] {
+        if self.builtin_workers == 0 {
+            &self.local_only
+        } else {
+            &[]
+        }
     }
 
     /// The build command stored for a version.
@@ -209,6 +219,21 @@ impl App {
 }
 
 /// The file name a version's uploaded archive is kept under.
+/// Where a version's unpacked tree lives under the data directory.
+fn version_dir_in(data: &Path, bot_id: i64, sha256: &str) -> PathBuf {
+    data.join("versions")
+        .join(format!("{bot_id}-{sha256}"))
+        .join("bot")
+}
+
+/// The archive kept in a version's directory (beside its `bot/`), if any.
+fn archive_in(parent: &Path) -> Option<(ArchiveKind, PathBuf)> {
+    [ArchiveKind::TarGz, ArchiveKind::Zip]
+        .into_iter()
+        .map(|k| (k, parent.join(archive_name(k))))
+        .find(|(_, p)| p.is_file())
+}
+
 fn archive_name(kind: ArchiveKind) -> &'static str {
     match kind {
         ArchiveKind::TarGz => "upload.tar.gz",
@@ -302,6 +327,19 @@ pub async fn open(data: &Path, db: Option<&str>) -> Result<(PathBuf, Db), ServeE
     Ok((data, db))
 }
 
+/// The ids of the versions whose archive is not on disk (uploaded before
+/// archives were kept beside the unpacked tree).
+async fn archiveless_versions(db: &Db, data: &Path) -> Result<Vec<i64>, ServeError> {
+    let mut out = Vec::new();
+    for v in db.all_versions().await? {
+        let dir = version_dir_in(data, v.bot_id, &v.sha256);
+        if archive_in(dir.parent().unwrap_or(&dir)).is_none() {
+            out.push(v.id);
+        }
+    }
+    Ok(out)
+}
+
 /// Runs the ladder until SIGTERM or SIGINT; then workers finish or return
 /// their games and it returns (exit 0).
 pub async fn serve(opts: ServeOptions) -> Result<(), ServeError> {
@@ -338,6 +376,24 @@ pub async fn serve(opts: ServeOptions) -> Result<(), ServeError> {
         data.join("logs"),
     )
     .map_err(|e| ServeError::Sandbox(e.to_string()))?;
+    let local_only = archiveless_versions(&db, &data).await?;
+    if !local_only.is_empty() {
+        eprintln!(
+            "arena-ladder: {} version(s) were stored before archives were kept ({}): \
+             only built-in workers (--workers) play their games{}",
+            local_only.len(),
+            local_only
+                .iter()
+                .map(|v| format!("v{v}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if opts.workers == 0 {
+                ", and there are none: they are left out of matchmaking"
+            } else {
+                ""
+            }
+        );
+    }
     let (stop_tx, stop_rx) = watch::channel(false);
     let app = Arc::new(App {
         db,
@@ -354,6 +410,8 @@ pub async fn serve(opts: ServeOptions) -> Result<(), ServeError> {
         standing: crate::standing::Cache::new(),
         live: Default::default(),
         fixed: Default::default(),
+        local_only,
+        builtin_workers: opts.workers,
     });
     let listener = tokio::net::TcpListener::bind(opts.listen)
         .await

@@ -770,7 +770,9 @@ impl Db {
 
     /// Games queued or leased per version (the matchmaker's `in_flight`),
     /// and the number queued in all.
-    pub async fn in_flight(&self) -> Result<(HashMap<i64, u32>, u64), DbError> {
+    /// Games of a version in `skip` are left out (they wait for a worker
+    /// this server does not have, and hold no one's place).
+    pub async fn in_flight(&self, skip: &[i64]) -> Result<(HashMap<i64, u32>, u64), DbError> {
         let rows = sqlx::query(
             "SELECT seat0_version, seat1_version, status FROM games WHERE status <> 'done'",
         )
@@ -780,8 +782,14 @@ impl Db {
         let mut per = HashMap::new();
         let mut queued = 0;
         for r in &rows {
-            for col in ["seat0_version", "seat1_version"] {
-                let v: i64 = r.try_get(col).map_err(sql("read queue"))?;
+            let seats: [i64; 2] = [
+                r.try_get("seat0_version").map_err(sql("read queue"))?,
+                r.try_get("seat1_version").map_err(sql("read queue"))?,
+            ];
+            if seats.iter().any(|v| skip.contains(v)) {
+                continue;
+            }
+            for v in seats {
                 *per.entry(v).or_insert(0) += 1;
             }
             let status: String = r.try_get("status").map_err(sql("read queue"))?;
@@ -858,19 +866,34 @@ impl Db {
 
     /// Takes a lease on the oldest queued game for `owner`, for `seconds`;
     /// `None` when nothing is queued. One statement: two workers never hold
-    /// the same game.
+    /// the same game. Games of a version in `skip_versions` are passed over.
     pub async fn take_lease(
         &self,
         owner: &str,
         token: &str,
         seconds: i64,
+        skip_versions: &[i64],
     ) -> Result<Option<Lease>, DbError> {
+        // The games of `skip_versions` are not for this taker (a remote
+        // worker cannot fetch a version without an archive). Integers only,
+        // so they are written into the text; usually there are none.
+        let skip = if skip_versions.is_empty() {
+            String::new()
+        } else {
+            let ids = skip_versions
+                .iter()
+                .map(i64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ");
+            format!(" AND seat0_version NOT IN ({ids}) AND seat1_version NOT IN ({ids})")
+        };
         for _ in 0..5 {
             let expires = now() + seconds;
             let row = sqlx::query(&format!(
                 "UPDATE games SET status = 'leased', lease_owner = $1, lease_token = $2, \
-                 lease_expires_at = $3, attempts = attempts + 1 \
-                 WHERE id = (SELECT id FROM games WHERE status = 'queued' ORDER BY id LIMIT 1) \
+                 lease_expires_at = $3, attempts = attempts + 1, \
+                 worker_machine = NULL, lease_time_control = NULL \
+                 WHERE id = (SELECT id FROM games WHERE status = 'queued'{skip} ORDER BY id LIMIT 1) \
                  AND status = 'queued' RETURNING {GAME_COLUMNS}"
             ))
             .bind(owner)
@@ -889,11 +912,12 @@ impl Db {
                 }
                 None => {
                     // Nothing queued, or another worker took that row first.
-                    let queued: i64 =
-                        sqlx::query_scalar("SELECT COUNT(*) FROM games WHERE status = 'queued'")
-                            .fetch_one(&self.pool)
-                            .await
-                            .map_err(sql("count queue"))?;
+                    let queued: i64 = sqlx::query_scalar(&format!(
+                        "SELECT COUNT(*) FROM games WHERE status = 'queued'{skip}"
+                    ))
+                    .fetch_one(&self.pool)
+                    .await
+                    .map_err(sql("count queue"))?;
                     if queued == 0 {
                         return Ok(None);
                     }
@@ -1364,7 +1388,8 @@ impl Db {
 
     /// Stores a verified result under a worker's live lease, once: one
     /// statement that matches only the lease's own worker before it lapses,
-    /// and records the worker and its machine with the game.
+    /// and records the worker with the game (its machine was stored when the
+    /// lease was taken).
     #[allow(clippy::too_many_arguments)]
     pub async fn post_worker_result(
         &self,
@@ -1372,7 +1397,6 @@ impl Db {
         token: &str,
         owner: &str,
         worker: i64,
-        machine: Option<&str>,
         points0: f64,
         result: &str,
         reason: &str,
@@ -1381,8 +1405,8 @@ impl Db {
         let t = now();
         let done = sqlx::query(
             "UPDATE games SET status = 'done', points0 = $1, result = $2, reason = $3, record = $4, \
-             finished_at = $5, lease_expires_at = NULL, worker_id = $6, worker_machine = $7 \
-             WHERE id = $8 AND status = 'leased' AND lease_token = $9 AND lease_owner = $10 \
+             finished_at = $5, lease_expires_at = NULL, worker_id = $6 \
+             WHERE id = $7 AND status = 'leased' AND lease_token = $8 AND lease_owner = $9 \
              AND lease_expires_at >= $5",
         )
         .bind(points0)
@@ -1391,7 +1415,6 @@ impl Db {
         .bind(record)
         .bind(t)
         .bind(worker)
-        .bind(machine)
         .bind(game)
         .bind(token)
         .bind(owner)
@@ -1436,21 +1459,27 @@ impl Db {
         Ok(())
     }
 
-    /// Sets (or clears) the time control of a live lease, scaled to its
-    /// worker's speed (JSON).
-    pub async fn set_lease_time_control(
+    /// Sets what a live lease was given for: the machine that took it
+    /// (JSON; recorded with the game's result) and its time control scaled
+    /// to that machine's speed (JSON; None: the ladder's own).
+    pub async fn set_lease_facts(
         &self,
         game: i64,
         token: &str,
+        machine: Option<&str>,
         time_control: Option<&str>,
     ) -> Result<(), DbError> {
-        sqlx::query("UPDATE games SET lease_time_control = $1 WHERE id = $2 AND lease_token = $3")
-            .bind(time_control)
-            .bind(game)
-            .bind(token)
-            .execute(&self.pool)
-            .await
-            .map_err(sql("set lease time control"))?;
+        sqlx::query(
+            "UPDATE games SET worker_machine = $1, lease_time_control = $2 \
+             WHERE id = $3 AND lease_token = $4",
+        )
+        .bind(machine)
+        .bind(time_control)
+        .bind(game)
+        .bind(token)
+        .execute(&self.pool)
+        .await
+        .map_err(sql("set lease facts"))?;
         Ok(())
     }
 
@@ -1624,10 +1653,10 @@ mod tests {
         db.schedule_pair(v1.id, v2.id, |_| "a b".into(), |p| p)
             .await
             .unwrap();
-        let l1 = db.take_lease("w1", "t1", 60).await.unwrap().unwrap();
-        let l2 = db.take_lease("w2", "t2", 60).await.unwrap().unwrap();
+        let l1 = db.take_lease("w1", "t1", 60, &[]).await.unwrap().unwrap();
+        let l2 = db.take_lease("w2", "t2", 60, &[]).await.unwrap().unwrap();
         assert_ne!(l1.game.id, l2.game.id);
-        assert!(db.take_lease("w3", "t3", 60).await.unwrap().is_none());
+        assert!(db.take_lease("w3", "t3", 60, &[]).await.unwrap().is_none());
         // Lease 1 lapses and goes back to the queue; w3 takes it.
         sqlx::query("UPDATE games SET lease_expires_at = 0 WHERE id = $1")
             .bind(l1.game.id)
@@ -1635,7 +1664,7 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(db.expire_leases().await.unwrap(), 1);
-        let l3 = db.take_lease("w3", "t3", 60).await.unwrap().unwrap();
+        let l3 = db.take_lease("w3", "t3", 60, &[]).await.unwrap().unwrap();
         assert_eq!(l3.game.id, l1.game.id);
         assert_eq!(l3.game.attempts, 2);
         let post = |t: &'static str| db.post_result(l1.game.id, t, 1.0, "1-0", "normal", "{}");
@@ -1648,7 +1677,7 @@ mod tests {
         assert!(db.heartbeat(l2.game.id, "t2", 60).await.unwrap());
         assert!(db.return_lease(l2.game.id, "t2").await.unwrap());
         assert_eq!(db.game_counts().await.unwrap().get("queued"), Some(&1));
-        let l4 = db.take_lease("w4", "t4", 60).await.unwrap().unwrap();
+        let l4 = db.take_lease("w4", "t4", 60, &[]).await.unwrap().unwrap();
         assert!(!db.drop_unplayable(l4.game.id, "t2").await.unwrap());
         assert!(db.drop_unplayable(l4.game.id, "t4").await.unwrap());
         assert_eq!(db.game_counts().await.unwrap().get("queued"), None);
@@ -1673,7 +1702,7 @@ mod tests {
         }
         for i in 0..4 {
             let l = db
-                .take_lease("w", &format!("t{i}"), 60)
+                .take_lease("w", &format!("t{i}"), 60, &[])
                 .await
                 .unwrap()
                 .unwrap();

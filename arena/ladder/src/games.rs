@@ -96,12 +96,14 @@ async fn fill(app: &App, rng: &mut ChaCha8Rng, sweep: bool) -> Result<(), crate:
     if app.paused().await? {
         return Ok(());
     }
-    let (in_flight, queued) = app.db.in_flight().await?;
+    let unplayable = app.unplayable();
+    let (in_flight, queued) = app.db.in_flight(unplayable).await?;
     let target = app.config.matchmaking.queue;
     if queued >= target {
         return Ok(());
     }
-    let active = app.db.versions_with("active").await?;
+    let mut active = app.db.versions_with("active").await?;
+    active.retain(|v| !unplayable.contains(&v.id));
     if active.len() < 2 {
         return Ok(());
     }
@@ -173,7 +175,7 @@ pub async fn worker(app: Arc<App>, n: usize) {
                 let token = crate::token::lease_token();
                 match app
                     .db
-                    .take_lease(&owner, &token, app.config.lease_seconds)
+                    .take_lease(&owner, &token, app.config.lease_seconds, &[])
                     .await
                 {
                     Ok(Some(lease)) => {

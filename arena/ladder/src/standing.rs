@@ -321,7 +321,7 @@ mod tests {
                 .unwrap();
             for (i, points0) in [1.0, 0.5].into_iter().enumerate() {
                 let token = format!("t{i}");
-                let l = db.take_lease("w", &token, 60).await.unwrap().unwrap();
+                let l = db.take_lease("w", &token, 60, &[]).await.unwrap().unwrap();
                 let posted = db
                     .post_result(l.game.id, &token, points0, "1-0", "normal", "{}")
                     .await

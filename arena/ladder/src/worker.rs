@@ -405,10 +405,11 @@ async fn slot(shared: Arc<Shared>, n: usize) {
     let mut idle = 0u32;
     // Games given back in a row because they could not be played here.
     let mut given_back = 0u32;
-    let mut reported = false;
     while !shared.stopping() {
         let req = LeaseRequest {
-            machine: (!reported).then(|| shared.machine.clone()),
+            // With every request: a token shared by a fleet is used by
+            // many machines, and each game records the one that played it.
+            machine: Some(shared.machine.clone()),
         };
         let body = serde_json::to_vec(&req).expect("requests serialize");
         let a = match shared.client.call("POST", "/api/leases", Some(body)).await {
@@ -426,7 +427,6 @@ async fn slot(shared: Arc<Shared>, n: usize) {
         }
         match a.status {
             200 => {
-                reported = true;
                 idle = 0;
                 match serde_json::from_slice::<LeaseOffer>(&a.body) {
                     Ok(offer) => {
@@ -449,7 +449,6 @@ async fn slot(shared: Arc<Shared>, n: usize) {
                 }
             }
             204 => {
-                reported = true;
                 // No work: ask again soon, less often while it stays so.
                 shared
                     .pause(Duration::from_millis(200 * u64::from(idle.min(10) + 1)))

@@ -52,7 +52,10 @@ pub struct Machine {
 #[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LeaseRequest {
-    /// The worker's machine (the first time, or whenever it changes).
+    /// The machine asking (sent with every request: a token shared by a
+    /// fleet is used by many machines). Stored with the game leased, and as
+    /// the worker's last machine; without it, the game records the worker's
+    /// last machine.
     #[serde(default)]
     pub machine: Option<Machine>,
 }
@@ -195,9 +198,16 @@ pub async fn take(
 ) -> ApiResult<Response> {
     let w = worker(&app, &headers).await?;
     let req: LeaseRequest = read_json(&headers, body).await?;
-    if let Some(m) = &req.machine {
-        let text = serde_json::to_string(m).expect("machines serialize");
-        app.db.set_worker_machine(w.id, &text).await?;
+    let machine = req
+        .machine
+        .as_ref()
+        .map(|m| serde_json::to_string(m).expect("machines serialize"));
+    // The worker's row is written only when its machine changes, not at
+    // every lease.
+    if machine.is_some() && machine != w.machine {
+        app.db
+            .set_worker_machine(w.id, machine.as_deref().unwrap_or_default())
+            .await?;
     }
     if app.paused().await? {
         return Ok(StatusCode::NO_CONTENT.into_response());
@@ -206,7 +216,7 @@ pub async fn take(
     let owner = worker_owner(w.id);
     let Some(lease) = app
         .db
-        .take_lease(&owner, &token, app.config.lease_seconds)
+        .take_lease(&owner, &token, app.config.lease_seconds, &app.local_only)
         .await?
     else {
         return Ok(StatusCode::NO_CONTENT.into_response());
@@ -237,6 +247,7 @@ pub async fn take(
     // Scaled to the machine's speed when the ladder asks for it; the
     // lease keeps the time control its record is checked against.
     let mut time_control = c.game.time_control;
+    let mut scaled = None;
     if let Some(reference) = c.scale_to_playouts {
         let speed = req
             .machine
@@ -248,9 +259,14 @@ pub async fn take(
             })
             .unwrap_or(reference);
         time_control = scaled_time(time_control, reference, speed);
-        let text = serde_json::to_string(&time_control).expect("time controls serialize");
+        scaled = Some(serde_json::to_string(&time_control).expect("time controls serialize"));
+    }
+    // Both facts of this lease in one statement (taking a lease cleared
+    // an earlier lease's).
+    let machine = machine.as_deref().or(w.machine.as_deref());
+    if machine.is_some() || scaled.is_some() {
         app.db
-            .set_lease_time_control(g.id, &token, Some(&text))
+            .set_lease_facts(g.id, &token, machine, scaled.as_deref())
             .await?;
     }
     let offer = LeaseOffer {
@@ -393,9 +409,7 @@ pub async fn record(
             ));
         }
     };
-    // The machine it reported last (with a lease request), as read with
-    // its credentials.
-    let machine = w.machine.clone();
+    // The machine is the one stored with the lease when it was taken.
     let stored = app
         .db
         .post_worker_result(
@@ -403,7 +417,6 @@ pub async fn record(
             &id,
             &worker_owner(w.id),
             w.id,
-            machine.as_deref(),
             rec.result.points(0),
             rec.result.as_str(),
             rec.reason.as_str(),

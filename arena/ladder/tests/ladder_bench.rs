@@ -228,6 +228,8 @@ async fn leaderboard_latency_on_a_big_ladder() {
         standing: arena_ladder::standing::Cache::new(),
         live: Default::default(),
         fixed: Default::default(),
+        local_only: Vec::new(),
+        builtin_workers: 0,
     });
     let settings = app.rating_settings();
     let t = Instant::now();

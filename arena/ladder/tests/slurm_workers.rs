@@ -626,10 +626,11 @@ fn the_systemd_units_exec_start_plays_games_and_stops_on_sigterm() {
 
 #[test]
 fn a_version_without_its_archive_is_given_back_with_backoff_not_in_a_loop() {
-    // A version uploaded before the server kept archives: its download is a
-    // 404, the worker gives the game back, and the server (oldest queued
-    // first) offers it again. Without a pause that was ~170 leases a second
-    // from one worker (measured), all for the same game.
+    // A version whose archive is gone while the server runs (a server
+    // passes over those it finds missing at start: workers.rs): its
+    // download is a 404, the worker gives the game back, and the server
+    // (oldest queued first) offers it again. Without a pause that was ~170
+    // leases a second from one worker (measured), all for the same game.
     let tmp = tempfile::tempdir().unwrap();
     let (server, addr, data, token) = ladder_with_bots(tmp.path(), "old");
     let mut removed = 0;

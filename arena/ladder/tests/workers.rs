@@ -7,7 +7,9 @@
 //! and exits 0. Forged submissions (an illegal move, a wrong winner, a
 //! timeout that was not one, a record for another worker's lease, the same
 //! record twice, a record after its lease expired) are refused with their
-//! reason and change no rating. And the load figure: verified submissions
+//! reason and change no rating. A fleet sharing one token records each
+//! game's own machine; a version without an archive (stored before they
+//! were kept) is never offered to a remote worker. And the load figure: verified submissions
 //! per second from a load generator posting valid records, the lease
 //! latency's p99 and the server's CPU time per game.
 //!
@@ -327,6 +329,155 @@ fn upload_all(addr: &str, author: &str, bots: &[(&str, Vec<u8>)]) {
             },
         );
     }
+}
+
+/// A machine as `arena-ladder worker` reports it, named `name`.
+fn machine(name: &str) -> Value {
+    serde_json::json!({
+        "name": name,
+        "cores": 2,
+        "cpu_model": "test cpu",
+        "playouts_per_second": 40000.0,
+        "concurrency": 1
+    })
+}
+
+/// The versions a lease offers, by id.
+fn lease_versions(lease: &Value) -> [i64; 2] {
+    [0, 1].map(|i| lease["seats"][i]["version"].as_i64().unwrap())
+}
+
+#[test]
+fn one_token_many_machines_and_versions_without_an_archive() {
+    // A fleet shares one token: each game records the machine that played
+    // it, not the one that asked last.
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let config = tmp.path().join("ladder.toml");
+    std::fs::write(&config, CONFIG).unwrap();
+    let ann = token_of(&ladder(&data, &["author", "add", "ann", "--admin"]));
+    let fleet = token_of(&ladder(&data, &["worker", "add", "fleet"]));
+    let (server, addr) = serve(&data, &config, "127.0.0.1:0");
+    let mut three = bots(false);
+    let kit = read("bots/python/arena_bot.py");
+    three.push((
+        "py-random-3",
+        targz(&[
+            (
+                "arena-bot.toml",
+                b"command = [\"python3\", \"random_bot.py\", \"--seed\", \"3\"]\n",
+            ),
+            ("random_bot.py", &read("bots/python/random_bot.py")),
+            ("arena_bot.py", &kit),
+        ]),
+    ));
+    upload_all(&addr, &ann, &three);
+    let mut leases = Vec::new();
+    for name in ["node-a", "node-b"] {
+        let body = serde_json::to_vec(&serde_json::json!({ "machine": machine(name) })).unwrap();
+        let mut lease = Value::Null;
+        wait_for(Duration::from_secs(60), "a lease", || {
+            let (s, v) = post(&addr, &fleet, "/api/leases", &body);
+            assert!(s == 200 || s == 204, "{s} {v}");
+            lease = v;
+            s == 200
+        });
+        leases.push((name, lease));
+    }
+    for (name, lease) in &leases {
+        assert_eq!(
+            post_record(&addr, &fleet, lease, &valid_record(lease)).0,
+            200
+        );
+        let (s, g) = get(&addr, &format!("/api/games/{}", lease["game_id"]));
+        assert_eq!(s, 200, "{g}");
+        assert_eq!(g["worker"], "fleet", "{g}");
+        assert_eq!(
+            g["machine"]["name"], *name,
+            "game {}: {g}",
+            lease["game_id"]
+        );
+    }
+
+    // A version stored before archives were kept (its archive is gone from
+    // disk): remote workers cannot fetch it, so they are never offered its
+    // games; the others go on.
+    let v = get(&addr, "/api/bots/py-random-3").1;
+    let old = v["versions"][0]["id"].as_i64().unwrap();
+    let sha = v["versions"][0]["sha256"].as_str().unwrap().to_string();
+    // Paused (a fill under way has a moment to end), so that every game
+    // scheduled so far is known before the restart.
+    assert_eq!(post(&addr, &ann, "/api/admin/pause", b"{}").0, 200);
+    std::thread::sleep(Duration::from_secs(1));
+    let mut first_after = 1;
+    while get(&addr, &format!("/api/games/{first_after}")).0 == 200 {
+        first_after += 1;
+    }
+    drop(server);
+    let mut removed = 0;
+    for entry in std::fs::read_dir(data.join("versions")).unwrap() {
+        let dir = entry.unwrap().path();
+        if dir.file_name().unwrap().to_string_lossy().ends_with(&sha) {
+            std::fs::remove_file(dir.join("upload.tar.gz")).unwrap();
+            removed += 1;
+        }
+    }
+    assert_eq!(removed, 1, "the version's directory");
+    let (_server, addr) = serve(&data, &config, "127.0.0.1:0");
+    let log = text(&data.with_extension("stderr"));
+    assert!(
+        log.contains(&format!("stored before archives were kept (v{old})")),
+        "{log}"
+    );
+    let (s, _) = http(
+        "GET",
+        &format!("http://{addr}/api/versions/{old}/archive"),
+        &[("Authorization", &format!("Bearer {fleet}"))],
+        None,
+    );
+    assert_eq!(s, 404);
+    assert_eq!(post(&addr, &ann, "/api/admin/resume", b"{}").0, 200);
+    let body = serde_json::to_vec(&serde_json::json!({ "machine": machine("node-a") })).unwrap();
+    let mut played = 0;
+    let mut last = 0;
+    let start = Instant::now();
+    while played < 8 && start.elapsed() < Duration::from_secs(120) {
+        let (s, lease) = post(&addr, &fleet, "/api/leases", &body);
+        match s {
+            200 => {
+                assert!(
+                    !lease_versions(&lease).contains(&old),
+                    "a remote worker was offered a game of v{old}: {lease}"
+                );
+                assert_eq!(
+                    post_record(&addr, &fleet, &lease, &valid_record(&lease)).0,
+                    200
+                );
+                last = last.max(lease["game_id"].as_i64().unwrap());
+                played += 1;
+            }
+            204 => std::thread::sleep(Duration::from_millis(200)),
+            _ => panic!("{s} {lease}"),
+        }
+    }
+    assert_eq!(played, 8, "the other versions' games went on being leased");
+    // Without built-in workers nobody here can play the old version: no new
+    // game is scheduled for it (so its games cannot fill the queue), and
+    // those queued before are passed over, not lost.
+    let mut waiting = 0;
+    for id in 1..=last {
+        let g = get(&addr, &format!("/api/games/{id}")).1;
+        if g["seat0_version"] == old || g["seat1_version"] == old {
+            assert!(
+                id < first_after,
+                "game {id} of v{old} scheduled after the restart: {g}"
+            );
+            if g["status"] == "queued" {
+                waiting += 1;
+            }
+        }
+    }
+    eprintln!("workers: {waiting} game(s) of v{old} wait for a built-in worker");
 }
 
 /// The exported games: id -> (pair, result); no id twice.
