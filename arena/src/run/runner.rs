@@ -201,8 +201,8 @@ impl DeadStreaks {
 /// never a bot's (a bot's misbehaviour is a forfeit in the record).
 #[derive(Debug, thiserror::Error)]
 pub enum PlayerError {
-    /// Reading or writing what the game needs failed (a bot's log, a pipe, the
-    /// clock).
+    /// An I/O failure of the player itself (not of a bot: a bot's failure
+    /// is a forfeit in its record).
     #[error(transparent)]
     Io(#[from] io::Error),
     /// The record returned is not the scheduled game's: (index, round, pair,

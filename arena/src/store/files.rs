@@ -157,8 +157,8 @@ pub enum ReadError {
     /// The file could not be opened or read.
     #[error("cannot read: {0}")]
     Io(#[from] io::Error),
-    /// A FIFO, device or directory: reading one could block or never end. The
-    /// name of what it is.
+    /// Not a regular file but what the field names (a FIFO, a device, a
+    /// directory): reading one could block or never end.
     #[error("not a regular file (it is a {0}); arena reads only regular files")]
     NotRegular(&'static str),
     /// Bigger than the bound for that kind of file.

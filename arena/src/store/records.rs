@@ -628,10 +628,10 @@ pub struct RatingsRow {
     /// Bradley-Terry rating.
     #[serde(default, deserialize_with = "csv_number")]
     pub bt_elo: Option<f64>,
-    /// Low end of `bt_elo`'s 95% interval.
+    /// Low end of `bt_elo`'s interval (at the run's confidence level).
     #[serde(default, deserialize_with = "csv_number")]
     pub bt_lo: Option<f64>,
-    /// High end of `bt_elo`'s 95% interval.
+    /// High end of `bt_elo`'s interval.
     #[serde(default, deserialize_with = "csv_number")]
     pub bt_hi: Option<f64>,
     /// Elo, updated game by game in schedule order.

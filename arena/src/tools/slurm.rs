@@ -38,7 +38,8 @@ pub enum SlurmError {
         /// What went wrong.
         source: std::io::Error,
     },
-    /// The run directory was refused, or a shard's manifest could not be read.
+    /// The manifest of the run directory or of a shard's directory could
+    /// not be read, or is not one arena writes.
     #[error(transparent)]
     Store(#[from] StoreError),
     /// sbatch could not be run, failed, or said no job id.
