@@ -51,13 +51,20 @@ pub fn escape(text: &str) -> Cow<'_, str> {
 /// Why a name cannot name a bot (said after "bot name" or a config key).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum NameError {
+    /// An empty name.
     #[error("must not be empty")]
     Empty,
+    /// A name with a comma, which would split a CSV field.
     #[error("`{0}` holds a comma (names are CSV fields)")]
     Comma(String),
     /// The name and the character, both shown [`escape`]d.
     #[error("`{name}` holds the control or bidi character {character} (names are shown on terminals and in reports)")]
-    Unsafe { name: String, character: String },
+    Unsafe {
+        /// The name, escaped.
+        name: String,
+        /// The character, escaped.
+        character: String,
+    },
 }
 
 /// Why `name` cannot name a bot, if it cannot: empty, or holding a comma

@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! arena: a referee and tournament harness for bot-versus-bot Dakon and
 //! Ludus latrunculorum.
 //!

@@ -44,18 +44,27 @@ impl fmt::Display for FormatKind {
 /// bots are built). Stored in each run's manifest.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Normalized {
+    /// The tournament's name.
     pub name: String,
+    /// The game's registry name.
     pub game: String,
+    /// Game parameters, every one in the game's canonical order with defaults
+    /// filled in, so that spelling them out or not gives the same fingerprint.
     pub params: Vec<(String, String)>,
+    /// Round robin, gauntlet or match: which bots meet.
     pub format: FormatKind,
+    /// A gauntlet's champion, by name.
     pub champion: Option<String>,
     /// A gauntlet's `sprt` ([`Config::sprt`]): which games are played
     /// depends on it. Left out without one, so configs without it keep
     /// their fingerprint.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sprt: Option<String>,
+    /// Games per pairing.
     pub games: u32,
+    /// The seed every game's seed derives from: the same seed, the same games.
     pub seed: u64,
+    /// Random plies each pair opens with (0 with a suite, or none).
     pub random_opening_plies: u32,
     /// The opening suite and its lines (left out without one, so configs
     /// without a suite keep their fingerprint; with one, the fingerprint
@@ -69,19 +78,31 @@ pub struct Normalized {
     /// configs without it keep their fingerprint.
     #[serde(default, skip_serializing_if = "is_default")]
     pub adjudication: Adjudication,
+    /// Each bot's clock, unless it has its own.
     pub time_control: TimeControl,
+    /// The bots, in config order: a job's seats index this.
     pub bots: Vec<NormalizedBot>,
 }
 
+/// One bot as it bears on the results: its name, what runs and how (not how it
+/// is built).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NormalizedBot {
+    /// The bot's name in records and standings.
     pub name: String,
+    /// The program and its arguments, as written in the config.
     pub command: Vec<String>,
+    /// The working directory as written in the config, so that the same config
+    /// moved elsewhere keeps its fingerprint.
     pub cwd: String,
+    /// The environment variables the bot gets beside the few arena always
+    /// sets (it inherits none of arena's).
     pub env: BTreeMap<String, String>,
     /// Left out when unset, so configs without limits keep their fingerprint.
     #[serde(default, skip_serializing_if = "is_default")]
     pub limits: LimitSettings,
+    /// How the bot is isolated; left out when `auto`, so configs without it
+    /// keep their fingerprint.
     #[serde(default, skip_serializing_if = "is_default")]
     pub sandbox: Sandbox,
     /// `keep_bots`: a well-behaved bot plays the same with or without it,
@@ -143,6 +164,7 @@ pub struct SuiteSpec {
     /// Where the suite came from, as the config or command line named it
     /// (`builtin:NAME` for a shipped suite used by default).
     pub file: String,
+    /// The order in which the openings are dealt to the pairs.
     pub order: Order,
     /// The first opening dealt, counting from 1 (in the dealing order).
     pub start: u32,
@@ -170,7 +192,9 @@ pub fn schedule_len(format: FormatKind, n_bots: usize, games: u64) -> u128 {
 /// whose pair id is `K-1` modulo `N`, so seat-swapped pairs stay together.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Shard {
+    /// Which shard, from 1.
     pub k: u64,
+    /// How many shards.
     pub n: u64,
 }
 

@@ -11,7 +11,9 @@ use arena_core::record::GameRecord;
 /// One bot's line of the table.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Row {
+    /// The bot's name.
     pub name: String,
+    /// Its wins, draws and losses, and the points they make.
     pub tally: Tally,
 }
 

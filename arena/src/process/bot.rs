@@ -44,11 +44,14 @@ use arena_core::record::Reason;
 /// (including the offending text, truncated).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BotFailure {
+    /// Why the bot loses: what the record's reason says.
     pub reason: Reason,
+    /// What it did, in words for the record and the user.
     pub detail: String,
 }
 
 impl BotFailure {
+    /// A failure for `reason`, with `detail` saying what happened.
     pub fn new(reason: Reason, detail: impl Into<String>) -> Self {
         BotFailure {
             reason,
@@ -69,7 +72,12 @@ impl std::error::Error for BotFailure {}
 #[derive(Debug)]
 pub enum StartError {
     /// The command could not be run at all (not found, not executable...).
-    Spawn { command: String, error: io::Error },
+    Spawn {
+        /// The command line, as a shell would quote it.
+        command: String,
+        /// Why it did not run.
+        error: io::Error,
+    },
     /// It started but failed before or during the handshake.
     Failed(BotFailure),
 }
@@ -261,6 +269,7 @@ pub fn is_live(pgid: i32) -> bool {
 
 /// One running bot process (and everything it starts).
 pub struct Bot {
+    /// How it was started: its name, command and confinement.
     pub spec: Arc<BotSpec>,
     child: process::spawn::Child,
     pgid: i32,
@@ -684,6 +693,8 @@ impl Bot {
         self.log_path.as_deref()
     }
 
+    /// The bot's pid, also the id of its process group, which arena signals
+    /// to reach everything the bot started.
     pub fn pid(&self) -> i32 {
         self.pgid
     }

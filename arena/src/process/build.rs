@@ -60,22 +60,45 @@ pub enum BuildError {
          the build `sandbox = \"none\"` if you trust it",
         dir.display()
     )]
-    RootOwned { dir: PathBuf },
+    RootOwned {
+        /// The program directory.
+        dir: PathBuf,
+    },
     /// The directory cannot be read.
     #[error("{}: {source}", dir.display())]
-    Dir { dir: PathBuf, source: io::Error },
+    Dir {
+        /// The program directory.
+        dir: PathBuf,
+        /// Why it could not be read.
+        source: io::Error,
+    },
     /// bubblewrap or the command could not be started.
     #[error("cannot start it: {0}")]
     Start(io::Error),
     /// It ran and failed; the last lines of its output.
     #[error("it failed ({status}){}", tail_text(tail))]
-    Failed { status: String, tail: Vec<String> },
+    Failed {
+        /// How it exited, as the OS says it.
+        status: String,
+        /// Its last lines of output, to show why.
+        tail: Vec<String>,
+    },
     /// It ran out of time.
     #[error("it took longer than {} s and was killed{}", time.as_secs(), tail_text(tail))]
-    TimedOut { time: Duration, tail: Vec<String> },
+    TimedOut {
+        /// The time it was allowed.
+        time: Duration,
+        /// Its last lines of output.
+        tail: Vec<String>,
+    },
     /// It went over a limit (memory, or what it wrote to its directory).
     #[error("it was killed: {why}{}", tail_text(tail))]
-    Limit { why: String, tail: Vec<String> },
+    Limit {
+        /// Which limit, in words.
+        why: String,
+        /// Its last lines of output.
+        tail: Vec<String>,
+    },
 }
 
 fn tail_text(tail: &[String]) -> String {

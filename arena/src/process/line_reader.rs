@@ -12,12 +12,15 @@ use arena_core::protocol::{self, MAX_LINE};
 pub enum LineReadError {
     /// End of output; `partial` holds bytes of an unfinished last line.
     Eof {
+        /// How many bytes of an unfinished last line were left (0: the output
+        /// ended on a newline).
         partial: usize,
     },
     /// More than [`MAX_LINE`] bytes without a newline (the start of it).
     TooLong(String),
     /// More bytes than allowed (see [`LineReader::flood_at`]).
     Flood,
+    /// Reading the pipe failed.
     Io(io::Error),
 }
 
@@ -41,6 +44,7 @@ pub struct LineReader<R> {
 const READ_BUF: usize = 2 * (MAX_LINE + 2);
 
 impl<R: AsyncRead + Unpin> LineReader<R> {
+    /// A reader of `inner` with an empty buffer and no flood limit.
     pub fn new(inner: R) -> Self {
         LineReader {
             inner,

@@ -12,6 +12,8 @@ use nix::unistd::Pid;
 use super::cgroup::Cgroup;
 use super::memcg::MemoryCgroup;
 
+/// All the processes of one bot: its cgroup where there is one, otherwise its
+/// process group.
 #[derive(Debug)]
 pub struct Members {
     /// The process arena started: session and process-group leader.
@@ -24,6 +26,8 @@ pub struct Members {
 }
 
 impl Members {
+    /// The members of the bot whose session leader is `leader` (bubblewrap when
+    /// `sandboxed`), in `cgroup` if it has one; `memcg` holds its memory limit.
     pub fn new(
         leader: i32,
         cgroup: Option<Cgroup>,
@@ -140,6 +144,8 @@ impl Members {
         }
     }
 
+    /// Whether the bot has a cgroup of its own: then a process that leaves its
+    /// group cannot escape freezing and measuring.
     pub fn has_cgroup(&self) -> bool {
         self.cgroup.is_some()
     }

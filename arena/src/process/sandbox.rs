@@ -67,17 +67,21 @@ impl std::str::FromStr for Sandbox {
 /// Why bubblewrap cannot confine bots here.
 #[derive(Clone, Debug, thiserror::Error)]
 pub enum Unusable {
+    /// No `bwrap` on PATH.
     #[error("bwrap is not on PATH (Debian/Ubuntu: apt install bubblewrap)")]
     NoBwrap,
     /// The init step inside the sandbox is the arena binary, not found.
     #[error("{0}")]
     NoInit(String),
+    /// `bwrap` is there but could not be started.
     #[error("bwrap cannot be run: {0}")]
     CannotRun(Arc<io::Error>),
     /// bwrap ran `true` and failed: its exit status and last stderr line.
     #[error("bwrap failed ({status}): {message}")]
     Failed {
+        /// How it exited.
         status: std::process::ExitStatus,
+        /// The last line it wrote on stderr.
         message: String,
     },
 }
@@ -239,6 +243,7 @@ pub struct Roots<'a> {
 /// bubblewrap's arguments for one bot, and what it will see.
 #[derive(Clone, Debug, Default)]
 pub struct BwrapPlan {
+    /// The arguments to `bwrap`, up to and including the command it runs.
     pub args: Vec<OsString>,
     /// Directories outside the system ones the bot sees, read-only.
     pub extra: Vec<PathBuf>,
@@ -1027,6 +1032,7 @@ impl PrivateDir {
         Ok(dir)
     }
 
+    /// The directory: the bot's HOME and TMPDIR.
     pub fn path(&self) -> &Path {
         &self.path
     }

@@ -31,6 +31,7 @@ use tokio::net::unix::pipe;
 
 /// What to run and how.
 pub struct Launch<'a> {
+    /// The executable, by path (no PATH search here).
     pub program: &'a Path,
     /// The full argument vector (`argv[0]` first).
     pub argv: Vec<&'a OsStr>,
@@ -55,9 +56,13 @@ pub struct Launch<'a> {
 
 /// A started process with piped stdin, stdout and stderr.
 pub struct Spawned {
+    /// The process, to wait for and signal.
     pub child: Child,
+    /// Its stdin, to write to.
     pub stdin: pipe::Sender,
+    /// Its stdout, to read.
     pub stdout: pipe::Receiver,
+    /// Its stderr, to read (end of file at once with `merge_stderr`).
     pub stderr: pipe::Receiver,
 }
 
@@ -306,6 +311,7 @@ impl Child {
         })
     }
 
+    /// The child's pid.
     pub fn id(&self) -> i32 {
         self.pid
     }

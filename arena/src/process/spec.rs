@@ -15,9 +15,13 @@ use super::sandbox::ResolvedSandbox;
 /// referee's environment reaches it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BotSpec {
+    /// The bot's name, in records, logs and messages.
     pub name: String,
+    /// The program and its arguments, run without a shell.
     pub command: Vec<String>,
+    /// The working directory; `None`: arena's own.
     pub cwd: Option<PathBuf>,
+    /// Extra environment variables, on top of the few every bot gets.
     pub env: Vec<(String, String)>,
     /// Operating-system limits, set in the child before `exec`.
     pub resources: ResourceLimits,
@@ -47,6 +51,8 @@ pub struct Build {
 }
 
 impl BotSpec {
+    /// A bot that runs `command` unconfined, with no limits, in arena's working
+    /// directory: the caller fills in the rest.
     pub fn new(name: impl Into<String>, command: Vec<String>) -> Self {
         BotSpec {
             name: name.into(),
@@ -93,17 +99,22 @@ impl BotSpec {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("bot `{text}`: {why}")]
 pub struct SpecError {
+    /// The text as given.
     pub text: String,
+    /// What is wrong with it.
     pub why: SpecProblem,
 }
 
 /// What is wrong with a `NAME=COMMAND` text.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum SpecProblem {
+    /// No `=` between the name and the command.
     #[error("expected NAME=COMMAND [ARGS...]")]
     NoEquals,
+    /// An empty name, or one with whitespace.
     #[error("the name before `=` must be one non-empty word")]
     BadName,
+    /// A quote the command never closes.
     #[error("unclosed quote")]
     UnclosedQuote,
     /// The name given, with nothing after its `=`.

@@ -51,8 +51,11 @@ pub struct DrawRule {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Adjudication {
+    /// The resign rule, if set: a game both bots agree is decided ends as a
+    /// win.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resign: Option<ResignRule>,
+    /// The draw rule, if set: a game both bots agree is level ends as a draw.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub draw: Option<DrawRule>,
 }
@@ -179,7 +182,9 @@ impl FromStr for DrawRule {
 /// the record's `detail`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Verdict {
+    /// The result the rule gives.
     pub result: GameResult,
+    /// Which rule fired and on what scores, for the record.
     pub detail: String,
 }
 
@@ -213,6 +218,7 @@ pub fn score_of(search: &std::collections::BTreeMap<String, String>) -> Option<f
 }
 
 impl Adjudicator {
+    /// Follows a game under `rules`, no moves scored yet.
     pub fn new(rules: Adjudication) -> Self {
         Adjudicator {
             rules,

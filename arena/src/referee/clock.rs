@@ -33,7 +33,10 @@ pub struct SeatClock {
 pub struct Overrun {
     /// What the decision was charged.
     pub used: Duration,
+    /// What the decision was allowed: the move time, what was left of the
+    /// game clock, or the smaller of both.
     pub limit: Duration,
+    /// The grace on top of the limit (pipes, scheduling).
     pub margin: Duration,
     /// Whether `used` is CPU time (the `cpu` clock, where it was measured).
     pub cpu: bool,

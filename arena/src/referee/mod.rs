@@ -84,16 +84,20 @@ pub struct IllegalOpening {
 /// Everything needed to play one game, apart from the bots.
 #[derive(Clone, Debug)]
 pub struct GameSetup {
+    /// The game, with its parameters.
     pub game: Arc<dyn AnyGame>,
     /// Position in the schedule.
     pub index: u64,
+    /// The schedule's round, for the record.
     pub round: u64,
+    /// The seat-swapped pair the game belongs to, for the record and shards.
     pub pair: u64,
     /// Sent to both bots in `newgame` (for their own randomness).
     pub seed: u64,
     /// Moves the referee plays before the bots decide (a random opening,
     /// say). They must be legal: see [`GameSetup::check_opening`].
     pub opening: Vec<String>,
+    /// Both seats' time control, unless a seat has its own in `seat_time`.
     pub time: TimeControl,
     /// A seat's own time control (time odds: a bot's `time_control`),
     /// replacing `time` for it; the clock kind is the same for both.

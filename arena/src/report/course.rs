@@ -30,9 +30,13 @@ pub const TRACE_POINTS: u64 = 400;
 pub struct Times {
     /// Counts per log bin ([`bin_of`]).
     bins: Vec<u64>,
+    /// Moves counted.
     pub count: u64,
+    /// Their total time, in ms (for the mean).
     pub sum: f64,
+    /// The fastest move, in ms (exact).
     pub min: f64,
+    /// The slowest move, in ms (exact).
     pub max: f64,
 }
 
@@ -50,6 +54,8 @@ pub fn bin_edge(i: usize) -> f64 {
 }
 
 impl Times {
+    /// Counts a move that took `ms` milliseconds (a negative or non-finite time
+    /// counts as 0).
     pub fn add(&mut self, ms: f64) {
         let ms = if ms.is_finite() { ms.max(0.0) } else { 0.0 };
         let b = bin_of(ms);
@@ -66,6 +72,7 @@ impl Times {
         self.sum += ms;
     }
 
+    /// The exact mean time per move, in ms; `None` without moves.
     pub fn mean(&self) -> Option<f64> {
         (self.count > 0).then(|| self.sum / self.count as f64)
     }
@@ -109,10 +116,12 @@ impl Times {
 /// length as played out).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Lengths {
+    /// Games per number of plies.
     pub counts: BTreeMap<usize, u64>,
 }
 
 impl Lengths {
+    /// Games counted.
     pub fn games(&self) -> u64 {
         self.counts.values().sum()
     }
@@ -131,6 +140,7 @@ impl Lengths {
         })
     }
 
+    /// The exact mean plies per game; `None` without games.
     pub fn mean(&self) -> Option<f64> {
         let n = self.games();
         (n > 0).then(|| {
@@ -164,18 +174,24 @@ impl Lengths {
 /// One sequential test to trace: the tested bot against its opponent.
 #[derive(Clone, Debug)]
 pub struct TestSpec {
+    /// The bot the test is about (H1: it is stronger).
     pub tested: String,
+    /// The bot it is tested against.
     pub opponent: String,
+    /// The test's Elo hypotheses and error rates.
     pub params: SprtParams,
 }
 
 /// The LLR of one test after each sampled pair of its games.
 #[derive(Clone, Debug)]
 pub struct LlrTrace {
+    /// Which test.
     pub spec: TestSpec,
     /// (games of the pairing counted, LLR after them).
     pub points: Vec<(u64, f64)>,
+    /// Games of the pairing counted.
     pub games: u64,
+    /// The LLR's lower and upper bounds (accept H0, accept H1), drawn as lines.
     pub bounds: (f64, f64),
     /// `H1 accepted`, `H0 accepted` or `continue`, after the last pair.
     pub status: String,
@@ -265,11 +281,15 @@ pub struct EloTrace {
 #[derive(Clone, Debug, Default)]
 pub struct Course {
     ids: HashMap<String, usize>,
+    /// The bots' names, by id (in the order first seen).
     pub names: Vec<String>,
     /// Times per move by bot id.
     pub times: Vec<Times>,
+    /// The games' lengths.
     pub lengths: Lengths,
+    /// Every bot's sequential Elo over the run.
     pub elo: EloTrace,
+    /// One LLR trace per sequential test of the run.
     pub tests: Vec<LlrTrace>,
     stride: u64,
     pair_stride: u64,

@@ -26,8 +26,10 @@ pub enum Format {
 /// Why an export failed.
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
+    /// The games file could not be read.
     #[error(transparent)]
     Load(#[from] LoadError),
+    /// The output could not be written.
     #[error("writing: {0}")]
     Write(#[from] io::Error),
 }

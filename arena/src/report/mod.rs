@@ -45,10 +45,13 @@ pub fn write_all(dir: &Path, opts: &RatingOptions) -> Result<Written, ReportErro
 /// Why the report of a run could not be written.
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
+    /// A file of the run could not be read or written, or was refused.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The ratings files could not be written.
     #[error(transparent)]
     Ratings(#[from] ratings::WriteError),
+    /// The games could not be read for the ratings.
     #[error(transparent)]
     Load(#[from] store::LoadError),
 }

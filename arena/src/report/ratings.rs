@@ -77,7 +77,9 @@ pub const SUMMARY: &str = "summary.json";
 #[derive(Debug, thiserror::Error)]
 #[error("{path}: {message}")]
 pub struct WriteError {
+    /// The file.
     pub path: PathBuf,
+    /// What went wrong.
     pub message: String,
 }
 

@@ -41,6 +41,8 @@ pub struct RunTotals {
 }
 
 impl RunTotals {
+    /// Totals of no games yet: records are added one at a time, so memory does
+    /// not grow with the games.
     pub fn new() -> Self {
         RunTotals {
             stride: 1,
@@ -129,8 +131,11 @@ impl RunTotals {
 pub struct Table {
     /// Where the numbers come from: `ratings.csv` or `records`.
     pub source: String,
+    /// Column labels, left to right.
     pub columns: Vec<String>,
+    /// Per column: whether it holds numbers (right-aligned).
     pub numeric: Vec<bool>,
+    /// One row per bot, cells already formatted, in `bots` order.
     pub rows: Vec<Vec<String>>,
     /// The bots in table order (the order every other view uses).
     pub bots: Vec<String>,
@@ -301,9 +306,13 @@ const RATING_COLUMNS: &[RatingColumn] = &[
 /// One bar of the rating chart: a value and its interval.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ChartBar {
+    /// The bot the bar is for.
     pub bot: String,
+    /// Its rating or score %.
     pub value: f64,
+    /// The low end of its interval (clipped to the chart).
     pub lo: f64,
+    /// The high end of its interval (clipped to the chart).
     pub hi: f64,
 }
 
@@ -315,6 +324,7 @@ pub struct RatingChart {
     /// A line worth drawing across the chart: the pool's mean rating (the
     /// rating step's anchor), or 50 %.
     pub reference: f64,
+    /// The bars, in table order.
     pub bars: Vec<ChartBar>,
 }
 
@@ -391,11 +401,16 @@ pub fn rating_chart(
 /// in `games[i][j]` games, bots in `bots` order.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Crosstable {
+    /// The bots, in table order.
     pub bots: Vec<String>,
+    /// `points[i][j]`: what bot i scored against bot j.
     pub points: Vec<Vec<f64>>,
+    /// `games[i][j]`: games bot i played against bot j.
     pub games: Vec<Vec<u64>>,
 }
 
+/// The head-to-head results of `totals`, bots in `bots` order (zeros for a bot
+/// without games).
 pub fn crosstable(totals: &RunTotals, bots: &[String]) -> Crosstable {
     let ids: Vec<Option<usize>> = bots.iter().map(|b| totals.ids.get(b).copied()).collect();
     /// `m` in `bots` order; zero for a bot without games.
@@ -421,7 +436,9 @@ pub fn crosstable(totals: &RunTotals, bots: &[String]) -> Crosstable {
 /// past that a sample (and the last game).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Timeline {
+    /// The bots, in table order.
     pub bots: Vec<String>,
+    /// `points[b][k]`: bot b's cumulative points at step k.
     pub points: Vec<Vec<f64>>,
     /// The game index of each step.
     pub games: Vec<u64>,
@@ -429,6 +446,7 @@ pub struct Timeline {
     pub played: Vec<u64>,
 }
 
+/// The points timeline of `totals`, bots in `bots` order.
 pub fn timeline(totals: &RunTotals, bots: &[String]) -> Timeline {
     let mut steps: Vec<(u64, u64, &[f64])> = totals
         .samples

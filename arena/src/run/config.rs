@@ -27,9 +27,11 @@ pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{}: {key}: {reason}", file.display())]
 pub struct ConfigError {
+    /// The config file.
     pub file: PathBuf,
     /// Dotted key path, e.g. `bots[2].command`; `(file)` for the file as a whole.
     pub key: String,
+    /// What is wrong, in words for the user.
     pub reason: String,
 }
 
@@ -210,6 +212,7 @@ struct RawBuildTable {
 /// `sandbox = "none"` it is trusted and runs on the host as arena does.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BuildConfig {
+    /// The build command, run in the bot's working directory before the run.
     pub command: Vec<String>,
     /// Default: the bot's `sandbox`.
     pub sandbox: Sandbox,
@@ -255,7 +258,9 @@ impl std::str::FromStr for OnBotFailure {
 /// One bot, validated. `cwd` is absolute.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BotConfig {
+    /// The bot's name: what records, standings and ratings call it.
     pub name: String,
+    /// The program and its arguments.
     pub command: Vec<String>,
     /// The working directory as written in the config (relative to the config's directory).
     pub cwd_as_written: String,
@@ -319,11 +324,14 @@ fn sprt_of(v: &toml::Value) -> Result<String, (String, String)> {
 pub struct Config {
     /// The file it came from.
     pub file: PathBuf,
+    /// The tournament's name: its default run directory, `reports/<name>`.
     pub name: String,
+    /// The game's registry name.
     pub game: String,
     /// Game parameters (from `params` and `adjudication`), every parameter in
     /// the game's canonical order with defaults filled in.
     pub params: Vec<(String, String)>,
+    /// Round robin or gauntlet.
     pub format: FormatKind,
     /// Index into `bots` of the gauntlet's champion.
     pub champion: Option<usize>,
@@ -333,7 +341,10 @@ pub struct Config {
     pub sprt: Option<String>,
     /// Games per pairing.
     pub games: u32,
+    /// The seed every game's seed derives from: the same seed, the same games.
     pub seed: u64,
+    /// Games at once; `--concurrency` overrides it, and without either the
+    /// number of cores is used.
     pub concurrency: Option<usize>,
     /// Random plies each pair opens with (0 with a suite, or none).
     pub random_opening_plies: u32,
@@ -355,7 +366,10 @@ pub struct Config {
     /// `logs/` (`transcript = true`, `--transcript`). What is kept, not what
     /// is played: not part of the fingerprint.
     pub transcript: bool,
+    /// Each bot's clock.
     pub time_control: TimeControl,
+    /// The bots, in the config's order: `champion` and the schedule index into
+    /// it.
     pub bots: Vec<BotConfig>,
     /// `anchor`: where the ratings' scale sits, (rating, bot) as
     /// [`RatingOptions::parse_anchor`] gives it. How the games are rated,
@@ -1039,9 +1053,11 @@ fn openings_value_choice(
 /// `[params]`, `[time_control]` (and the top-level `clock`) and `openings`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GameSection {
+    /// The game's registry name.
     pub game: String,
     /// Every parameter, in the game's canonical order, defaults filled in.
     pub params: Vec<(String, String)>,
+    /// Each bot's clock.
     pub time_control: TimeControl,
     /// Random plies each pair opens with (0 with a suite, or none).
     pub random_opening_plies: u32,
@@ -1107,18 +1123,24 @@ pub fn game_section(
 /// Why a time written in seconds (`--tc`, `--st`, `tc`, `st`) was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum TimeTextError {
+    /// Not a number of seconds.
     #[error("`{0}` is not a number of seconds (e.g. 60, 0.5 or 1:30)")]
     NotSeconds(String),
+    /// Finer than a millisecond.
     #[error("`{0}`: times are whole milliseconds (at most 3 decimals)")]
     TooPrecise(String),
+    /// More than the clock can hold.
     #[error("`{0}` is too long a time")]
     TooLong(String),
     #[error(
         "`{0}`: moves per period (`40/60`) are not supported; give SECONDS+INCREMENT, e.g. 60+0.6"
     )]
+    /// A `moves/seconds` time control, which the clock does not have.
     MovesPerPeriod(String),
+    /// A zero game clock.
     #[error("`{0}`: the game clock must be positive")]
     NoClock(String),
+    /// A zero time per move.
     #[error("`{0}`: the time per move must be positive")]
     NoMoveTime(String),
 }

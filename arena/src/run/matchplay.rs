@@ -25,15 +25,24 @@ pub use crate::run::schedule::game_seeds;
 /// A match as asked for on the command line.
 #[derive(Clone, Debug)]
 pub struct MatchConfig {
+    /// The game, with its parameters.
     pub game: Arc<dyn AnyGame>,
+    /// The two bots, in `--bot` order; the first sits in seat 0 of even games.
     pub bots: [Arc<BotSpec>; 2],
+    /// Games to play (the cap with `sprt`).
     pub games: u64,
+    /// The seed every game's seed derives from: the same seed, the same match.
     pub seed: u64,
+    /// Both bots' clock.
     pub time: TimeControl,
     /// Whether the bot not on move keeps running.
     pub ponder: bool,
+    /// What the bot processes may take and how long they are waited for.
     pub limits: Limits,
+    /// Keep each bot's process from game to game (`newgame` again) instead of
+    /// starting it afresh.
     pub keep_bots: bool,
+    /// The run directory.
     pub out: PathBuf,
     /// Stop as soon as this test of the first bot against the second
     /// decides (`games` is then a cap).
@@ -88,7 +97,12 @@ impl Default for MatchRun {
 pub enum MatchError {
     /// A number of games out of range: nothing was played or written.
     #[error("--games must be from 1 to {max} (got {got})")]
-    Games { max: u64, got: u64 },
+    Games {
+        /// The most a match plays.
+        max: u64,
+        /// What was asked for.
+        got: u64,
+    },
     /// A bot command that cannot be started at all: nothing was played or
     /// written.
     #[error(transparent)]
@@ -102,7 +116,9 @@ pub enum MatchError {
 /// sequential test when one was asked for.
 #[derive(Clone, Debug)]
 pub struct MatchSummary {
+    /// Each bot's wins, draws and losses, in `--bot` order.
     pub tally: [Tally; 2],
+    /// The sequential test, when `--sprt` asked for one.
     pub sprt: Option<Sprt>,
     /// Games in the finished match.
     pub games: usize,

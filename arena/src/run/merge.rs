@@ -13,8 +13,11 @@ use arena_core::record::GameRecord;
 /// What `arena merge` reports.
 #[derive(Clone, Debug)]
 pub struct MergeSummary {
+    /// The merged run's directory.
     pub dir: PathBuf,
+    /// Games in the merged run: the whole schedule.
     pub games: usize,
+    /// Points, games and results per bot over every shard's games.
     pub standings: Standings,
     /// A gauntlet's `sprt`: each challenger's test, replayed.
     pub sprt: Vec<super::runner::PairingTest>,
@@ -26,62 +29,112 @@ pub struct MergeSummary {
 /// Why runs were not merged: each says what was refused.
 #[derive(Debug, thiserror::Error)]
 pub enum MergeError {
+    /// No run directory was given.
     #[error("merge needs at least one run directory")]
     NoRuns,
+    /// A run directory that does not exist.
     #[error("{} does not exist: its run (shard) never started", dir.display())]
-    NeverStarted { dir: PathBuf },
+    NeverStarted {
+        /// The directory.
+        dir: PathBuf,
+    },
+    /// A directory that exists but holds no manifest.
     #[error("{} holds no {MANIFEST}: not a tournament run", dir.display())]
-    NoManifest { dir: PathBuf },
+    NoManifest {
+        /// The directory.
+        dir: PathBuf,
+    },
     /// Two runs of different configs or seeds.
     #[error("{} is {run} (config fingerprint {fingerprint}) but {} is {first_run} (config fingerprint {first_fingerprint}): not the same config and seed", dir.display(), first_dir.display())]
     NotOneRun {
+        /// The run that differs.
         dir: PathBuf,
+        /// What it is (its name and seed).
         run: String,
+        /// Its config fingerprint.
         fingerprint: String,
+        /// The first run, which the others are compared with.
         first_dir: PathBuf,
+        /// What it is.
         first_run: String,
+        /// Its config fingerprint.
         first_fingerprint: String,
     },
     /// A run still running (`resume`: the flags that finish it).
     #[error("{} ({run}) is not finished: {found} of {games} games; finish it with `arena tournament ... --resume{resume}`", dir.display())]
     Unfinished {
+        /// The unfinished run's directory.
         dir: PathBuf,
+        /// What it is.
         run: String,
+        /// Games it holds so far.
         found: usize,
+        /// Games it should hold.
         games: u64,
+        /// The `--shard` flag that finishes it, if it is a shard.
         resume: String,
     },
     /// A game its pairing's sprt test had already ended.
     #[error(
         "{at}: game {index} comes after its pairing's sprt test decided: not a game of this run"
     )]
-    AfterDecision { at: String, index: u64 },
+    AfterDecision {
+        /// The record's place (file and line).
+        at: String,
+        /// Its game's index.
+        index: u64,
+    },
+    /// A game found in two runs.
     #[error("game {index} is in both {first} and {second}")]
     Twice {
+        /// The game's index.
         index: u64,
+        /// Where it was found first (file and line).
         first: String,
+        /// Where it was found again.
         second: String,
     },
+    /// A run's games file not in schedule order.
     #[error("{at}: game {index} comes after game {prev}: {} is not in schedule order, so arena did not write it", path.display())]
     OutOfOrder {
+        /// The record's place (file and line).
         at: String,
+        /// Its game's index.
         index: u64,
+        /// The index of the record before it.
         prev: u64,
+        /// The games file.
         path: PathBuf,
     },
     /// Games none of the runs holds (`games`: "game 3" or "games 1, 2 and 5
     /// more"; `hint`: the shards that should hold them).
     #[error("{games} missing{hint}: {found} of {total} games found")]
     Missing {
+        /// Which games: "game 3" or "games 1, 2 and 5 more".
         games: String,
+        /// The shards that should hold them, if known.
         hint: String,
+        /// Games found.
         found: usize,
+        /// Games in the schedule.
         total: usize,
     },
+    /// The output directory already holds a run.
     #[error("{} already holds a run ({run}); merge into another --out", dir.display())]
-    OutHoldsRun { dir: PathBuf, run: String },
+    OutHoldsRun {
+        /// The output directory.
+        dir: PathBuf,
+        /// The run it holds.
+        run: String,
+    },
+    /// The output directory holds a run's files but no manifest.
     #[error("{} holds {file} but no {MANIFEST}: not a run arena wrote; merge into another --out", dir.display())]
-    OutNotARun { dir: PathBuf, file: String },
+    OutNotARun {
+        /// The output directory.
+        dir: PathBuf,
+        /// A file of a run found in it.
+        file: String,
+    },
 }
 
 /// Combines the outputs of shard runs (or any runs of the same config and

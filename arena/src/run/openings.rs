@@ -37,9 +37,13 @@ pub enum OpeningChoice {
     Plies(u32),
     /// A suite file (`path` resolved; `written` as given).
     File {
+        /// The suite file, resolved against the config's directory.
         path: PathBuf,
+        /// The path as the user wrote it, for messages and the manifest.
         written: String,
+        /// How its openings are dealt to the pairs.
         order: Order,
+        /// The line (from 1) dealing starts at.
         start: u32,
     },
 }
@@ -48,7 +52,9 @@ pub enum OpeningChoice {
 /// the initial position only.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Resolved {
+    /// Random plies each pair opens with (0: none).
     pub random_plies: u32,
+    /// The opening suite, read and checked.
     pub suite: Option<SuiteSpec>,
 }
 
@@ -56,20 +62,25 @@ pub struct Resolved {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{file}:{line}: {why}")]
 pub struct SuiteError {
+    /// The suite file, as written.
     pub file: String,
     /// From 1; 0 for the file as a whole.
     pub line: usize,
+    /// What is wrong with the line.
     pub why: String,
 }
 
 /// A shipped suite: its file name under `tournaments/openings/`, the game
 /// and rule parameters it was made for, and its text (built into arena).
 pub struct Shipped {
+    /// Its file name under `tournaments/openings/`.
     pub name: &'static str,
+    /// The game it was made for.
     pub game: &'static str,
     /// The rule parameters that must match (adjudication parameters such as
     /// `max_plies` may differ: every line is checked against them at load).
     pub rules: &'static [(&'static str, &'static str)],
+    /// The suite's text, built into arena so that it need not be found on disk.
     pub text: &'static str,
 }
 
@@ -375,10 +386,12 @@ pub fn reuse_warning(spec: Option<&SuiteSpec>, pairs: u64) -> Option<String> {
 /// What `arena openings` is asked to make.
 #[derive(Clone, Debug)]
 pub struct GenerateOptions {
+    /// Openings to make.
     pub count: usize,
     /// Plies from `plies.0` to `plies.1` (drawn uniformly per candidate),
     /// after the set-up phase unless `allow_setup`.
     pub plies: (u32, u32),
+    /// The seed candidates are drawn from: the same seed, the same suite.
     pub seed: u64,
     /// Keep only openings the reference search finds close to even.
     pub balanced: Option<Balance>,
@@ -396,7 +409,9 @@ pub struct GenerateOptions {
 /// seats are within the margin).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Balance {
+    /// Plies the reference search looks ahead.
     pub depth: u32,
+    /// How far from 0 (in material) the position's value may be.
     pub margin: i32,
 }
 
@@ -426,6 +441,7 @@ impl Balance {
 pub struct Generated {
     /// The openings kept, in the order found.
     pub lines: Vec<String>,
+    /// Candidates drawn.
     pub tried: u64,
     /// Candidates refused: same position as one already seen, ...
     pub duplicates: u64,

@@ -14,6 +14,7 @@ pub enum ProgressMode {
     Auto,
     /// Plain lines every `every`.
     Plain,
+    /// Nothing (`--quiet`).
     Quiet,
 }
 

@@ -22,6 +22,7 @@ use arena_core::record::GameRecord;
 /// game on that lane (`newgame` again), and starts a new one only after the
 /// bot failed or lost by misbehaving.
 pub struct RefereePlayer {
+    /// The game, with its parameters.
     pub game: Arc<dyn AnyGame>,
     /// In config order (a job's `seats` index this).
     pub bots: Vec<Arc<BotSpec>>,
@@ -30,13 +31,17 @@ pub struct RefereePlayer {
     pub commands: Vec<Vec<String>>,
     /// Per bot, in config order: whether its process is kept across games.
     pub keep: Vec<bool>,
+    /// The clock of every bot without one of its own.
     pub time: TimeControl,
     /// Per bot, in config order: its own time control (time odds), if any
     /// (a bot past the end has none: a match gives none).
     pub times: Vec<Option<TimeControl>>,
     /// Whether the bot not on move keeps running.
     pub ponder: bool,
+    /// What the bot processes may take and how long they are waited for.
     pub limits: Limits,
+    /// Random plies each game opens with, drawn from its seed (without a
+    /// suite).
     pub opening_plies: u32,
     /// The opening suite whose lines the jobs name (`GameJob::opening`).
     pub openings: Option<Arc<crate::settings::SuiteSpec>>,

@@ -17,43 +17,71 @@ use arena_core::record::GameRecord;
 /// refused, and where (`file:line`).
 #[derive(Debug, thiserror::Error)]
 pub enum ResumeError {
+    /// A file the store refused or could not read.
     #[error(transparent)]
     Store(#[from] StoreError),
     /// A record whose index is not a game of the run's schedule.
     #[error("{at}: index {index} is not a game of this run; the record was not written by it")]
-    NotInSchedule { at: String, index: u64 },
+    NotInSchedule {
+        /// The record's place (`file:line`).
+        at: String,
+        /// The index it holds.
+        index: u64,
+    },
     /// A record that differs from its scheduled game in `field` (`got` and
     /// `want` escaped for terminals).
     #[error("{at}: game {index}: {field} is `{got}`, but the schedule of this config and seed says `{want}`; the record was not written by this run")]
     NotScheduled {
+        /// The record's place (`file:line`).
         at: String,
+        /// Its game's index.
         index: u64,
+        /// The record's field that differs.
         field: &'static str,
+        /// What the record has.
         got: String,
+        /// What the schedule has.
         want: String,
     },
     /// A record whose opening is not the one the run deals its game.
     #[error("{at}: game {index}: {why}; the record was not written by this run")]
-    WrongOpening { at: String, index: u64, why: String },
+    WrongOpening {
+        /// The record's place (`file:line`).
+        at: String,
+        /// Its game's index.
+        index: u64,
+        /// How its opening differs from the one dealt.
+        why: String,
+    },
     /// `games.jsonl` not in schedule order (`expected`: the game due there, or
     /// `none`).
     #[error("{at}: game {index} where the schedule has game {expected}: arena writes {GAMES_JSONL} in schedule order, so it did not write this file")]
     OutOfOrder {
+        /// The record's place (`file:line`).
         at: String,
+        /// Its game's index.
         index: u64,
+        /// The game due there, or `none`.
         expected: String,
     },
     /// Two different records of one game (`field`: the first that differs).
     #[error("game {index}: {first} and {second} disagree ({field} differs): two different records of one game")]
     Disagree {
+        /// The game's index.
         index: u64,
+        /// Where the first record is (`file:line`).
         first: String,
+        /// Where the second is.
         second: String,
+        /// The first field that differs.
         field: String,
     },
     /// A file that changed while it was checked.
     #[error("{}: changed while read", path.display())]
-    Changed { path: std::path::PathBuf },
+    Changed {
+        /// The file.
+        path: std::path::PathBuf,
+    },
 }
 
 /// Whether game `index` of the run (`jobs`, in index order) is finished in

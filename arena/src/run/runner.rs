@@ -24,8 +24,14 @@ use arena_core::record::{GameRecord, Reason};
 /// Why a tournament or a merge stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum TournamentError {
+    /// A file or directory of the run could not be read or written.
     #[error("{}: {source}", path.display())]
-    Io { path: PathBuf, source: io::Error },
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// What went wrong.
+        source: io::Error,
+    },
     /// What the store refused: a directory not arena's, locked, a manifest
     /// or file that is not one arena writes.
     #[error(transparent)]
@@ -38,37 +44,60 @@ pub enum TournamentError {
     Merge(Box<super::merge::MergeError>),
     /// A directory with a run's files but no manifest.
     #[error("{} holds {file} but no {MANIFEST}: not a run arena wrote, so it neither resumes nor overwrites it; choose another --out", dir.display())]
-    NotARun { dir: PathBuf, file: String },
+    NotARun {
+        /// The directory.
+        dir: PathBuf,
+        /// A file of a run found in it.
+        file: String,
+    },
     /// A directory holding a complete run, without `--overwrite`.
     #[error("{} already holds a run ({run}), and it is complete: nothing is left to resume; use --overwrite to replace it, or --out for another directory", dir.display())]
-    Complete { dir: PathBuf, run: String },
+    Complete {
+        /// The directory.
+        dir: PathBuf,
+        /// The run it holds.
+        run: String,
+    },
     /// A directory holding an unfinished run, without `--resume` or `--overwrite`.
     #[error("{} already holds a run ({run}, {status}); use --resume to finish it, --overwrite to replace it, or --out for another directory", dir.display())]
     Occupied {
+        /// The run directory.
         dir: PathBuf,
+        /// The run it holds (its name and seed).
         run: String,
+        /// How far that run got.
         status: Status,
     },
     /// `--resume` of a run of another config, seed or shard.
     #[error("cannot resume {}: it holds {old} (config fingerprint {old_fingerprint}), but this is {new} (config fingerprint {new_fingerprint}); the config, seed or shard differ", dir.display())]
     OtherRun {
+        /// The run directory.
         dir: PathBuf,
+        /// The run it holds.
         old: String,
+        /// Its config fingerprint.
         old_fingerprint: String,
+        /// The run asked for now.
         new: String,
+        /// Its config fingerprint.
         new_fingerprint: String,
     },
     /// `--resume` of a run with another stop rule.
     #[error("cannot resume {}: its run stops on {old}, this one on {new}", dir.display())]
     OtherStopRule {
+        /// The run directory.
         dir: PathBuf,
+        /// The stop rule the run in it was started with.
         old: String,
+        /// The stop rule asked for now.
         new: String,
     },
     /// A gauntlet `sprt` in a run's config that does not parse.
     #[error("sprt `{text}` in the run's config: {source}")]
     BadSprt {
+        /// The `sprt` text as written.
         text: String,
+        /// What is wrong with it.
         source: crate::rating::sprt::SprtParamError,
     },
     /// The threads games run on could not be started.
@@ -82,20 +111,33 @@ pub enum TournamentError {
     WriterGone,
     /// The player could not play a game (not a bot's fault: arena's or the machine's).
     #[error("game {index}: {source}")]
-    Player { index: u64, source: PlayerError },
+    Player {
+        /// The game's index in the schedule.
+        index: u64,
+        /// What went wrong.
+        source: PlayerError,
+    },
+    /// Stopped by Ctrl-C or a signal; what was played is saved and resumable.
     #[error("interrupted: {done} of {total} games are saved in {}; run again with --resume to play the rest", dir.display())]
     Interrupted {
+        /// The run directory, which `--resume` finishes.
         dir: PathBuf,
+        /// Games saved so far.
         done: usize,
+        /// Games in the run.
         total: usize,
     },
     /// A bot died before its first move in too many of its games in a row
     /// ([`RunOptions::dead_bot_stop`]): the rest would be forfeits too.
     #[error("bot `{}` died before its first move in {} games in a row (the last, game {}: {}{}); the run stopped: {done} of {total} games are saved in {}; fix the bot and run again with --resume to play the rest, or set on_bot_failure = \"forfeit\" to let it lose its games", dead.bot, dead.games, dead.index, dead.detail, dead.log.as_ref().map(|l| format!("; its stderr: {}", dir.join(l).display())).unwrap_or_default(), dir.display())]
     DeadBot {
+        /// The bot, its streak and its last such game.
         dead: Box<DeadBot>,
+        /// The run directory, which `--resume` finishes.
         dir: PathBuf,
+        /// Games saved so far.
         done: usize,
+        /// Games in the run.
         total: usize,
     },
 }
@@ -103,13 +145,16 @@ pub enum TournamentError {
 /// A bot that died before its first move in several of its games in a row.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DeadBot {
+    /// The bot's name in the config.
     pub bot: String,
     /// How many games in a row.
     pub games: u32,
-    /// The last of them: its index, the referee's words, its stderr log
-    /// (relative to the run directory) if it wrote any.
+    /// The index of the last of them.
     pub index: u64,
+    /// The referee's words about its last such game.
     pub detail: String,
+    /// Its stderr log in the last such game, relative to the run directory, if
+    /// it wrote any.
     pub log: Option<String>,
 }
 
@@ -156,13 +201,20 @@ impl DeadStreaks {
 /// never a bot's (a bot's misbehaviour is a forfeit in the record).
 #[derive(Debug, thiserror::Error)]
 pub enum PlayerError {
+    /// An I/O failure of the player itself (not of a bot: a bot's failure
+    /// is a forfeit in its record).
     #[error(transparent)]
     Io(#[from] io::Error),
     /// The record returned is not the scheduled game's: (index, round, pair,
     /// seed) of the record and of the job.
     #[error("the record says index {} round {} pair {} seed {}, the schedule says {} {} {} {}",
         record[0], record[1], record[2], record[3], job[0], job[1], job[2], job[3])]
-    WrongGame { record: [u64; 4], job: [u64; 4] },
+    WrongGame {
+        /// Index, round, pair and seed of the record returned.
+        record: [u64; 4],
+        /// The same of the scheduled job.
+        job: [u64; 4],
+    },
 }
 
 impl From<StoreError> for TournamentError {
@@ -198,6 +250,7 @@ impl From<super::merge::MergeError> for TournamentError {
 /// (kept bot processes, which live on that lane's runtime) until
 /// [`Player::finish_lane`] is called on the same lane after its last game.
 pub trait Player: Send + Sync + 'static {
+    /// Plays `job` on lane `lane`; an error stops the run.
     fn play(
         &self,
         job: GameJob,
@@ -234,12 +287,18 @@ pub fn jobs_for(config: &Normalized) -> Vec<GameJob> {
 /// How to run.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
+    /// The run directory, with its manifest, journal, records and logs.
     pub out: PathBuf,
+    /// Games played at once, each on a lane of its own.
     pub concurrency: usize,
+    /// Finish the run already in `out` (`--resume`) instead of refusing it.
     pub resume: bool,
     /// Replace a run already in `out` (its manifest, journal, games and logs).
     pub overwrite: bool,
+    /// Play only this shard of the schedule (`--shard k/n`), for `arena merge`
+    /// to join.
     pub shard: Option<Shard>,
+    /// How progress is shown on stderr.
     pub progress: ProgressMode,
     /// Pin each concurrent game (its lane and bots) to a CPU of its own.
     pub affinity: bool,
@@ -270,11 +329,13 @@ pub const DEAD_BOT_GAMES: u32 = 3;
 /// What a finished run reports.
 #[derive(Clone, Debug)]
 pub struct Summary {
+    /// The run directory.
     pub dir: PathBuf,
     /// Games in this run (its shard).
     pub games: usize,
     /// Of which played by this invocation (the rest came from a resumed journal).
     pub played_now: usize,
+    /// Points, games and results per bot over the run's games.
     pub standings: Standings,
     /// Distinct openings, games and pairs of the run's games.
     pub distinct: crate::store::Distinct,
@@ -290,8 +351,11 @@ pub struct Summary {
 /// pairing's remaining games are skipped ([`Stop::Pairing`]).
 #[derive(Clone, Debug)]
 pub struct PairingTest {
+    /// The gauntlet's champion.
     pub champion: String,
+    /// The challenger it is tested against.
     pub challenger: String,
+    /// The test so far.
     pub sprt: Sprt,
     /// Games of the pairing in the run (those of a pair still open
     /// included).
@@ -391,6 +455,8 @@ pub struct Sharding {
 }
 
 impl Sharding {
+    /// How `config`'s schedule `jobs` is split: by pairing for a gauntlet with
+    /// `sprt`, by pair otherwise.
     pub fn of(config: &Normalized, jobs: &[GameJob]) -> Sharding {
         if config.sprt.is_none() || config.champion.is_none() {
             return Sharding { pairings: None };

@@ -168,6 +168,8 @@ pub fn random_opening(game: &dyn AnyGame, seed: u64, plies: u32) -> Vec<String> 
 /// A shard's games, as the schedule deals them (its other half, on pairs,
 /// is in `settings.rs`).
 impl Shard {
+    /// Whether this shard plays `job`: every n-th seat-swapped pair, so that
+    /// both games of a pair are in one shard.
     pub fn contains(&self, job: &GameJob) -> bool {
         self.of_pair(job.pair) == self.k
     }

@@ -140,6 +140,8 @@ pub fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), StoreErr
     sync_dir(dir)
 }
 
+/// Fsyncs directory `dir`, so that the files just created or renamed in it
+/// survive a crash.
 pub fn sync_dir(dir: &Path) -> Result<(), StoreError> {
     File::open(dir)
         .and_then(|d| d.sync_all())
@@ -152,12 +154,21 @@ pub fn sync_dir(dir: &Path) -> Result<(), StoreError> {
 /// Why a file was not read.
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
+    /// The file could not be opened or read.
     #[error("cannot read: {0}")]
     Io(#[from] io::Error),
+    /// Not a regular file but what the field names (a FIFO, a device, a
+    /// directory): reading one could block or never end.
     #[error("not a regular file (it is a {0}); arena reads only regular files")]
     NotRegular(&'static str),
+    /// Bigger than the bound for that kind of file.
     #[error("{size} bytes is too big (at most {max} bytes)")]
-    TooBig { size: u64, max: u64 },
+    TooBig {
+        /// Its size in bytes.
+        size: u64,
+        /// The most arena reads.
+        max: u64,
+    },
 }
 
 /// The contents of `path`, which must be a regular file (a FIFO or device

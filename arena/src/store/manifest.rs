@@ -19,6 +19,7 @@ use crate::settings::{FormatKind, Normalized, Shard};
 pub struct RatingSettings {
     /// Where the scale sits: the rating of `anchor_bot`, or of the pool's mean.
     pub anchor: f64,
+    /// The bot whose rating is `anchor`; none: the pool's mean is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub anchor_bot: Option<String>,
     /// The level of every interval.
@@ -38,6 +39,7 @@ pub enum Status {
 }
 
 impl Status {
+    /// The word the manifest and messages use for it.
     pub fn as_str(self) -> &'static str {
         match self {
             Status::Running => "running",
@@ -56,9 +58,11 @@ impl std::fmt::Display for Status {
 /// `tournament.json`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {
+    /// The run's name (the config's `name`).
     pub name: String,
     /// Hash of the normalized config (seed included).
     pub fingerprint: String,
+    /// The run's seed, part of what `--resume` and `arena merge` check.
     pub seed: u64,
     /// Games in the whole schedule.
     pub total_games: u64,
@@ -66,7 +70,9 @@ pub struct Manifest {
     pub shard: Option<Shard>,
     /// Games this run plays (its shard's share).
     pub run_games: u64,
+    /// Where the run stands.
     pub status: Status,
+    /// The `arena` version that started the run.
     pub arena_version: String,
     /// What ends the run before its last game (`arena match --sprt`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -77,6 +83,8 @@ pub struct Manifest {
     /// The names arena writes in the directory (`logs/` for the logs).
     #[serde(default = "run_files")]
     pub files: Vec<String>,
+    /// The normalized config, kept so that `--resume` and `arena merge` need no
+    /// config file.
     pub config: Normalized,
     /// What the run warned about at its start (bots without a sandbox, say).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -94,6 +102,8 @@ pub struct Manifest {
 }
 
 impl Manifest {
+    /// The manifest of a run starting now (status `running`): `total` games in
+    /// the schedule, `run_games` of them in this shard.
     pub fn new(config: &Normalized, total: u64, shard: Option<Shard>, run_games: u64) -> Self {
         Manifest {
             name: config.name.clone(),
@@ -159,6 +169,8 @@ impl Manifest {
         Ok(Some(m))
     }
 
+    /// Writes the manifest into `dir` atomically, so that a crash leaves the
+    /// old one or the new.
     pub fn write(&self, dir: &Path) -> Result<(), StoreError> {
         let mut text = serde_json::to_string_pretty(self).expect("manifest serializes");
         text.push('\n');
@@ -243,6 +255,7 @@ pub struct Distinct {
     /// Different openings (the moves the referee played first; the initial
     /// position counts as one).
     pub openings: u64,
+    /// Games counted.
     pub games: u64,
     /// Games that differ from every other in opening, seats or moves.
     pub distinct_games: u64,
@@ -257,18 +270,21 @@ pub struct Distinct {
 /// (begun and ended by `run/conditions.rs`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Sitting {
-    /// When it began and ended (UTC, RFC 3339); no end: it is going on, or
-    /// was killed.
+    /// When it began (UTC, RFC 3339).
     pub started: String,
+    /// When it ended (UTC, RFC 3339); none: it is going on, or was killed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ended: Option<String>,
     /// How it ended when not complete (`interrupted`, a bot that died...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped: Option<String>,
+    /// The machine's hostname.
     pub host: String,
     /// The CPU model and how many CPUs arena may use.
     pub cpu: String,
+    /// The OS and kernel release.
     pub os: String,
+    /// The `arena` version of the sitting.
     pub arena_version: String,
     /// `git describe` of arena's source at build time ("unknown" outside a
     /// checkout).
@@ -280,13 +296,17 @@ pub struct Sitting {
 /// The program files of one bot's command.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BotFiles {
+    /// The bot's name in the config.
     pub name: String,
+    /// Its program files, hashed.
     pub files: Vec<FileHash>,
 }
 
 /// A file and its sha256 (hex), or why it could not be read.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileHash {
+    /// The file, as found on PATH or in the bot's working directory.
     pub path: String,
+    /// Its sha256 (hex), or `unreadable: ...` when it could not be read.
     pub sha256: String,
 }

@@ -58,9 +58,15 @@ pub use records::*;
 use std::io;
 use std::path::{Path, PathBuf};
 
+/// The run's manifest ([`Manifest`]): what `--resume`, `--overwrite` and `arena
+/// merge` check first.
 pub const MANIFEST: &str = "tournament.json";
+/// Finished games not yet in `games.jsonl`, fsynced one by one so that a crash
+/// loses none.
 pub const JOURNAL: &str = "journal.jsonl";
+/// The run's finished games as full records, in schedule order.
 pub const GAMES_JSONL: &str = "games.jsonl";
+/// The same games as CSV rows, for spreadsheets and other tools.
 pub const GAMES_CSV: &str = "games.csv";
 /// The bots' stderr logs.
 pub const LOGS: &str = "logs";
@@ -134,40 +140,85 @@ pub fn run_files() -> Vec<String> {
     .to_vec()
 }
 
+/// Why the store refused a run directory or a file, or could not read or write
+/// one.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
+    /// A file or directory could not be read or written.
     #[error("{}: {source}", path.display())]
-    Io { path: PathBuf, source: io::Error },
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// What went wrong.
+        source: io::Error,
+    },
     /// A symbolic link where arena would make or use a directory of a run.
     #[error("{} is a symbolic link; arena writes only into directories it made", path.display())]
-    Symlink { path: PathBuf },
+    Symlink {
+        /// The link.
+        path: PathBuf,
+    },
     /// Something other than a directory where a run's directory should be.
     #[error("{} is not a directory", path.display())]
-    NotADirectory { path: PathBuf },
+    NotADirectory {
+        /// What is there instead.
+        path: PathBuf,
+    },
     /// A directory of another user: its owner could forge results into it.
     #[error("{} belongs to uid {owner}, not to uid {me} running arena: whoever owns it could change the results; choose another --out (or chown it)", path.display())]
-    NotOurs { path: PathBuf, owner: u32, me: u32 },
+    NotOurs {
+        /// The directory.
+        path: PathBuf,
+        /// Its owner's uid.
+        owner: u32,
+        /// The uid running arena.
+        me: u32,
+    },
     /// A file arena reads that is not a regular file, or too big.
     #[error("{}: {source}", path.display())]
-    Unreadable { path: PathBuf, source: ReadError },
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+        /// Why it was refused.
+        source: ReadError,
+    },
     /// Another process holds the directory's lock.
     #[error("another arena is running in {} (it holds {}); wait for it to finish or stop it first", dir.display(), lock.display())]
-    Locked { dir: PathBuf, lock: PathBuf },
+    Locked {
+        /// The run directory.
+        dir: PathBuf,
+        /// Its lock file.
+        lock: PathBuf,
+    },
     /// A `tournament.json` that is not a manifest arena writes.
     #[error("{}: not a run manifest ({why})", path.display())]
-    NotAManifest { path: PathBuf, why: String },
+    NotAManifest {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        why: String,
+    },
     /// A `ratings.csv` that does not parse.
     #[error("{}: {message}", path.display())]
-    BadRatings { path: PathBuf, message: String },
+    BadRatings {
+        /// The file.
+        path: PathBuf,
+        /// What the parser said.
+        message: String,
+    },
     /// A line of a games file that is not a game record.
     #[error("{}:{line}: not a game record: {message}", path.display())]
     BadRecord {
+        /// The games file.
         path: PathBuf,
+        /// The line, from 1.
         line: usize,
+        /// What is wrong with it.
         message: String,
     },
 }
 
+/// Wraps an I/O error on `path` as [`StoreError::Io`], for `map_err`.
 pub fn io_err(path: &Path) -> impl FnOnce(io::Error) -> StoreError + '_ {
     move |source| StoreError::Io {
         path: path.to_path_buf(),

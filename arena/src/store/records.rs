@@ -13,9 +13,13 @@ use crate::display::escape;
 use arena_core::games::{ParamError, ParseError, PlayError};
 use arena_core::record::{CsvRow, GameRecord, GameResult, CSV_HEADER};
 
+/// A record read from a JSON Lines file, with where it was found, so that
+/// errors can name the line.
 #[derive(Clone, Debug)]
 pub struct Line {
+    /// Its line number, from 1.
     pub line: usize,
+    /// The record.
     pub record: GameRecord,
 }
 
@@ -72,6 +76,7 @@ impl Records {
         &self.buf
     }
 
+    /// The file being read: what errors name.
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -125,6 +130,7 @@ impl Iterator for Records {
 /// engine refuses.
 #[derive(Debug, thiserror::Error)]
 pub enum StateRebuildError {
+    /// The record's game or parameters are not ones the engine knows.
     #[error("cannot rebuild the states left out: {0}")]
     Game(#[from] ParamError),
     /// The initial state, or a state the record kept.
@@ -133,8 +139,11 @@ pub enum StateRebuildError {
     /// The move of ply `ply` (from 1), as the record holds it.
     #[error("cannot rebuild the states left out: ply {ply}: move `{}`: {source}", escape(.mv))]
     Move {
+        /// The ply, from 1.
         ply: usize,
+        /// The move as the record holds it.
         mv: String,
+        /// Why the engine refused it.
         source: PlayError,
     },
 }
@@ -220,18 +229,29 @@ pub fn read_games_file(path: &Path) -> Result<Vec<GameRecord>, StoreError> {
 /// Why a games file could not be read for ratings.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
+    /// A file or directory could not be read.
     #[error("{path}: {source}")]
     Io {
+        /// The file or directory.
         path: PathBuf,
+        /// What went wrong.
         #[source]
         source: io::Error,
     },
+    /// A directory that holds neither games file.
     #[error("{path}: directory has neither games.csv nor games.jsonl")]
-    NoGamesFile { path: PathBuf },
+    NoGamesFile {
+        /// The directory.
+        path: PathBuf,
+    },
+    /// A line the parser refused.
     #[error("{path}: line {line}: {message}")]
     Malformed {
+        /// The games file.
         path: PathBuf,
+        /// The line, from 1 (0 when the CSV reader could not say).
         line: u64,
+        /// What is wrong with it.
         message: String,
     },
     /// A file or directory the store refused (not arena's, not readable).
@@ -261,8 +281,11 @@ impl From<StoreError> for LoadError {
 /// (`games.csv`) or a row of a results file from elsewhere
 /// ([`ResultColumns`]).
 pub enum GameLine<'a> {
+    /// A full record of `games.jsonl`.
     Record(&'a GameRecord),
+    /// A row of arena's `games.csv`.
     Row(&'a CsvRow),
+    /// A row of a results file written elsewhere.
     Result(&'a ResultRow),
 }
 
@@ -602,22 +625,31 @@ pub struct RatingsRow {
     /// The bot, as named (the CSV's guard against formulas undone).
     #[serde(deserialize_with = "csv_name")]
     pub bot: String,
+    /// Bradley-Terry rating.
     #[serde(default, deserialize_with = "csv_number")]
     pub bt_elo: Option<f64>,
+    /// Low end of `bt_elo`'s interval (at the run's confidence level).
     #[serde(default, deserialize_with = "csv_number")]
     pub bt_lo: Option<f64>,
+    /// High end of `bt_elo`'s interval.
     #[serde(default, deserialize_with = "csv_number")]
     pub bt_hi: Option<f64>,
+    /// Elo, updated game by game in schedule order.
     #[serde(default, deserialize_with = "csv_number")]
     pub elo: Option<f64>,
+    /// Glicko-2 rating.
     #[serde(default, deserialize_with = "csv_number")]
     pub glicko2: Option<f64>,
+    /// Glicko-2 rating deviation.
     #[serde(default, deserialize_with = "csv_number")]
     pub glicko2_rd: Option<f64>,
+    /// Glicko rating.
     #[serde(default, deserialize_with = "csv_number")]
     pub glicko: Option<f64>,
+    /// Glicko rating deviation.
     #[serde(default, deserialize_with = "csv_number")]
     pub glicko_rd: Option<f64>,
+    /// Likelihood of superiority over the next bot down.
     #[serde(default, deserialize_with = "csv_number")]
     pub los_next: Option<f64>,
     /// What the interval can say, in words, when it is open or missing.
@@ -675,12 +707,15 @@ pub fn read_ratings(dir: &Path) -> Result<Option<Vec<RatingsRow>>, StoreError> {
         })
 }
 
+/// A record as one line of `games.jsonl`, newline included.
 pub fn jsonl_line(r: &GameRecord) -> Vec<u8> {
     let mut line = serde_json::to_vec(r).expect("records serialize");
     line.push(b'\n');
     line
 }
 
+/// Records as `games.csv` rows, with the header first when `header` (alone when
+/// there are no rows).
 pub fn csv_bytes(rows: &[&GameRecord], header: bool) -> Vec<u8> {
     let mut w = csv::WriterBuilder::new()
         .has_headers(header)
@@ -716,6 +751,8 @@ pub struct GamesWriter {
 }
 
 impl GamesWriter {
+    /// Opens the temporary files in `dir`, replacing any a crashed merge left
+    /// behind; the CSV header is written.
     pub fn create(dir: &Path) -> Result<GamesWriter, StoreError> {
         let open = |name: &str| -> Result<File, StoreError> {
             let tmp = dir.join(format!(".{name}.tmp"));
@@ -756,6 +793,8 @@ impl GamesWriter {
         Ok(())
     }
 
+    /// Syncs both files and renames them over `games.jsonl` and `games.csv`, so
+    /// that a crash leaves the old pair or the new, never half of one.
     pub fn finish(self) -> Result<(), StoreError> {
         let sync = |f: File, name: &str| -> Result<(), StoreError> {
             let tmp = self.dir.join(format!(".{name}.tmp"));

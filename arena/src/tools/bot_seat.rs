@@ -13,6 +13,8 @@ use arena_core::games::{AnyGame, Seat};
 use arena_core::protocol::Go;
 use arena_core::record::Reason;
 
+/// A bot process that plays one seat of `arena play`, told the game's moves as
+/// a referee would tell them.
 pub struct BotSeat {
     runtime: tokio::runtime::Runtime,
     bot: Option<Bot>,
@@ -29,11 +31,17 @@ pub struct BotSeat {
 /// Why the bot could not be started, or gave no move.
 #[derive(Debug, thiserror::Error)]
 pub enum BotSeatError {
+    /// The bot's async runtime could not be started.
     #[error("cannot start the runtime: {0}")]
     Runtime(std::io::Error),
     /// The bot (by name) did not come to `ready`.
     #[error("bot {name}: {source}")]
-    Start { name: String, source: StartError },
+    Start {
+        /// The bot's name.
+        name: String,
+        /// What went wrong.
+        source: StartError,
+    },
     /// It failed earlier and was stopped.
     #[error("the bot has stopped")]
     Stopped,

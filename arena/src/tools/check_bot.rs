@@ -48,13 +48,19 @@ pub struct CheckOptions {
 /// Why the checks could not run at all (a bot's faults are findings).
 #[derive(Debug, thiserror::Error)]
 pub enum CheckError {
+    /// The bot's command could not be started at all.
     #[error("cannot start bot command `{command}`: {source}")]
     Start {
+        /// The command, as one string.
         command: String,
+        /// Why it did not start.
         source: std::io::Error,
     },
+    /// No temporary directory for the bot's stderr.
     #[error("cannot make a temporary directory for the bot's stderr: {0}")]
     TempDir(std::io::Error),
+    /// The checker's own scenarios could not be set up: arena's fault, not the
+    /// bot's.
     #[error("checker bug: {0}")]
     Bug(String),
 }
@@ -62,8 +68,11 @@ pub enum CheckError {
 /// How bad a finding is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Level {
+    /// The bot did what the protocol asks.
     Pass,
+    /// The bot works, but could lose games this way (a slow start, say).
     Warn,
+    /// The bot would forfeit games in a tournament.
     Fail,
     /// A plain measurement.
     Info,
@@ -83,6 +92,7 @@ impl Level {
 /// What the checker found, line by line.
 #[derive(Clone, Debug, Default)]
 pub struct CheckReport {
+    /// Every finding, in the order found.
     pub lines: Vec<(Level, String)>,
     /// Every answer time (the `go` write started to `move` read), in ms.
     pub move_ms: Vec<f64>,
@@ -97,10 +107,12 @@ impl CheckReport {
         self.lines.push((level, text));
     }
 
+    /// How many findings failed: any one means the bot would forfeit games.
     pub fn failures(&self) -> usize {
         self.lines.iter().filter(|(l, _)| *l == Level::Fail).count()
     }
 
+    /// How many findings warn.
     pub fn warnings(&self) -> usize {
         self.lines.iter().filter(|(l, _)| *l == Level::Warn).count()
     }

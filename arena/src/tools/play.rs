@@ -20,7 +20,12 @@ pub enum PlayEnd {
     /// Someone typed `quit`, or the input ended.
     Abandoned,
     /// A move source failed or sent a move that is not legal: `seat` loses.
-    Forfeit { seat: Seat, why: String },
+    Forfeit {
+        /// The seat that loses.
+        seat: Seat,
+        /// What it did wrong.
+        why: String,
+    },
 }
 
 /// Why a [`MoveSource`] gave no move (it forfeits): its own error type,

@@ -30,11 +30,16 @@ pub enum SlurmError {
     /// The run directory holds what the jobs would refuse.
     #[error("{0}")]
     Refused(String),
+    /// A script or directory could not be written.
     #[error("{}: {source}", path.display())]
     Io {
+        /// The file or directory.
         path: PathBuf,
+        /// What went wrong.
         source: std::io::Error,
     },
+    /// The manifest of the run directory or of a shard's directory could
+    /// not be read, or is not one arena writes.
     #[error(transparent)]
     Store(#[from] StoreError),
     /// sbatch could not be run, failed, or said no job id.
@@ -47,19 +52,35 @@ pub enum SlurmError {
 pub enum PlanError {
     /// `what` is "the run directory" or "the working directory".
     #[error("{what} `{path}` holds whitespace or `%`, which #SBATCH lines cannot carry; use another --out or directory")]
-    Path { what: &'static str, path: String },
+    Path {
+        /// Which directory.
+        what: &'static str,
+        /// Its path.
+        path: String,
+    },
+    /// A `--time` that is not a Slurm time limit.
     #[error("--time `{0}` is not a Slurm time limit (e.g. 30, 01:30:00, 1-00:00:00)")]
     Time(String),
+    /// A `--partition` that is not one word.
     #[error("--partition `{0}` must be one word")]
     Partition(String),
+    /// An `--sbatch` option that does not start with `-`, or holds a newline.
     #[error("--sbatch `{0}` is not an sbatch option (give it as --sbatch=--account=NAME)")]
     Option(String),
+    /// A `--server` that is not an http(s) URL.
     #[error("--server `{0}` is not a URL (http://HOST:PORT or https://...)")]
     Server(String),
+    /// A `--name` that is not one word.
     #[error("--name `{0}` must be one word of letters, digits, `.`, `_` and `-`")]
     Name(String),
+    /// A `--grace` that is not shorter than `--time`.
     #[error("--grace {grace} is not shorter than --time {time}: the workers would be told to stop before they start")]
-    Grace { grace: u64, time: String },
+    Grace {
+        /// `--grace`, in seconds.
+        grace: u64,
+        /// `--time`, as given.
+        time: String,
+    },
 }
 
 /// Everything the two batch scripts depend on. Paths are absolute.
@@ -69,28 +90,41 @@ pub struct Plan {
     pub name: String,
     /// The arena binary the tasks run.
     pub arena: PathBuf,
+    /// The tournament config each task reads.
     pub config: PathBuf,
     /// The jobs' working directory (where `arena slurm` was run).
     pub workdir: PathBuf,
+    /// The run directory: the shards' directories, `slurm/` and the merged
+    /// report.
     pub run_dir: PathBuf,
+    /// Shards, one array task each.
     pub shards: u64,
+    /// `--seed` for every task, overriding the config's (all must agree to
+    /// merge).
     pub seed: Option<u64>,
+    /// CPUs each task asks for; its `--concurrency` too.
     pub cpus_per_task: u64,
+    /// The Slurm partition, if not the cluster's default.
     pub partition: Option<String>,
+    /// The time limit of each task (`#SBATCH --time`).
     pub time: Option<String>,
     /// Extra `#SBATCH` options for both jobs.
     pub extra: Vec<String>,
 }
 
+/// The array job's script, in `RUN/slurm/`.
 pub const SHARD_SCRIPT: &str = "shards.sbatch";
+/// The merge job's script, in `RUN/slurm/`.
 pub const MERGE_SCRIPT: &str = "merge.sbatch";
 
 impl Plan {
+    /// Where task `k` plays its shard: `RUN/shard-K-of-N`.
     pub fn shard_dir(&self, k: u64) -> PathBuf {
         self.run_dir
             .join(crate::store::shard_dir_name(k, self.shards))
     }
 
+    /// Where the scripts and the jobs' output go: `RUN/slurm`.
     pub fn slurm_dir(&self) -> PathBuf {
         self.run_dir.join("slurm")
     }
@@ -263,11 +297,13 @@ pub struct FleetPlan {
     pub workdir: PathBuf,
     /// Scripts, logs (`slurm/`) and each task's worker data (`task-K/`).
     pub out: PathBuf,
+    /// Workers: array tasks, each running one `arena worker`.
     pub workers: u64,
     /// The ladder server's base URL.
     pub server: String,
     /// The worker token's file (absolute), read by each task.
     pub token_file: PathBuf,
+    /// CPUs each task asks for.
     pub cpus_per_task: u64,
     /// Games at once per task [default: `cpus_per_task`].
     pub concurrency: Option<u64>,
@@ -275,11 +311,15 @@ pub struct FleetPlan {
     pub grace: u64,
     /// `--sandbox none` for the workers.
     pub no_sandbox: bool,
+    /// The Slurm partition, if not the cluster's default.
     pub partition: Option<String>,
+    /// The time limit of each task (`#SBATCH --time`).
     pub time: Option<String>,
+    /// Extra `#SBATCH` options.
     pub extra: Vec<String>,
 }
 
+/// The workers' array job script, in `OUT/slurm/`.
 pub const WORKER_SCRIPT: &str = "workers.sbatch";
 
 impl FleetPlan {
@@ -300,6 +340,7 @@ impl FleetPlan {
         }
     }
 
+    /// Where the script and the tasks' output go: `OUT/slurm`.
     pub fn slurm_dir(&self) -> PathBuf {
         self.out.join("slurm")
     }

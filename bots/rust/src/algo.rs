@@ -11,6 +11,7 @@ pub struct Ctx {
     /// The bot's random source for this game, seeded from the bot's
     /// `--seed`, the game's seed and the seat.
     pub rng: ChaCha8Rng,
+    /// When the search must stop.
     pub clock: Clock,
     /// What the referee asked this decision to search (`nodes=`,
     /// `playouts=`, `depth=` in `go`): it overrides the bot's own fixed
@@ -22,6 +23,8 @@ pub struct Ctx {
 }
 
 impl Ctx {
+    /// A context with the game's RNG and the decision's clock, no budget from
+    /// the referee and no `info` yet.
     pub fn new(rng: ChaCha8Rng, clock: Clock) -> Ctx {
         Ctx {
             rng,

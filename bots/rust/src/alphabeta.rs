@@ -26,6 +26,7 @@ const INF: i32 = WIN + 1;
 const PROVEN: i32 = WIN - 10_000;
 const MAX_DEPTH: u32 = 64;
 
+/// Negamax with alpha-beta pruning and iterative deepening (`arena-alphabeta`).
 #[derive(Clone, Debug, Default)]
 pub struct AlphaBeta {
     /// `Some(d)`: search exactly to depth `d` (deterministic); `None`:
@@ -34,6 +35,7 @@ pub struct AlphaBeta {
 }
 
 impl AlphaBeta {
+    /// Alpha-beta to a fixed `depth`, or by the clock with `None`.
     pub fn new(depth: Option<u32>) -> AlphaBeta {
         AlphaBeta { depth }
     }

@@ -3,10 +3,16 @@
 /// Parsed flags; each binary accepts only the ones that concern it.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Args {
+    /// `--seed`: mixed into every game's RNG, so that two seeds give two
+    /// different bots (default 0).
     pub seed: u64,
+    /// `--depth`: a fixed search depth for alpha-beta.
     pub depth: Option<u32>,
+    /// `--playouts`: a fixed number of playouts per move for MCTS.
     pub playouts: Option<u32>,
+    /// `--playout-depth`: MCTS's playout cap (0: play to the end).
     pub playout_depth: Option<u32>,
+    /// `--uct-c`: MCTS's exploration constant.
     pub uct_c: Option<f64>,
 }
 

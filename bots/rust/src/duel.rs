@@ -12,7 +12,9 @@ use crate::limits::Clock;
 /// One finished game: the outcome and the moves in notation.
 #[derive(Clone, Debug)]
 pub struct Played {
+    /// How the game ended.
     pub outcome: Outcome,
+    /// Every move, in notation, in the order played.
     pub moves: Vec<String>,
 }
 
@@ -62,9 +64,13 @@ pub fn play_game<G: Evaluate, A: Algorithm, B: Algorithm>(
 /// `a`'s results over a match.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Score {
+    /// Games played.
     pub games: u32,
+    /// Games `a` won.
     pub wins: u32,
+    /// Games drawn.
     pub draws: u32,
+    /// Games `a` lost.
     pub losses: u32,
 }
 

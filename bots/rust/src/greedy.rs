@@ -8,6 +8,8 @@ use crate::algo::{Algorithm, Ctx};
 use crate::alphabeta::WIN;
 use crate::eval::Evaluate;
 
+/// Plays the move whose resulting position evaluates best for the mover
+/// (`arena-greedy`).
 #[derive(Clone, Debug, Default)]
 pub struct Greedy;
 

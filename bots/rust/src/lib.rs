@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! Reference bots for arena, generic over [`arena_core::games::Game`].
 //!
 //! The search code never knows which game it plays: it sees positions only

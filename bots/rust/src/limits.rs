@@ -49,6 +49,7 @@ impl Budget for Go {
 /// When a search must stop. `None` means never (fixed-limit play in tests).
 #[derive(Clone, Copy, Debug)]
 pub struct Clock {
+    /// When the `go` line was received: the budgets count from here.
     pub start: Instant,
     /// Where a time-managed search stops.
     pub soft: Option<Instant>,
@@ -85,6 +86,7 @@ impl Clock {
         }
     }
 
+    /// Milliseconds since `start`, for `info time`.
     pub fn elapsed_ms(&self) -> u128 {
         self.start.elapsed().as_millis()
     }

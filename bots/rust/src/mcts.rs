@@ -18,6 +18,8 @@ use rand_chacha::ChaCha8Rng;
 use crate::algo::{Algorithm, Ctx};
 use crate::eval::{result_for, Evaluate};
 
+/// Monte Carlo tree search (`arena-mcts`): UCT selection, random playouts cut
+/// at a cap and scored by the evaluation.
 #[derive(Clone, Debug)]
 pub struct Mcts {
     /// `Some(n)`: exactly `n` playouts per move (deterministic); `None`:
@@ -40,6 +42,8 @@ impl Default for Mcts {
 }
 
 impl Mcts {
+    /// MCTS with `playouts` per move (`None`: by the clock), the game's playout
+    /// cap and the default exploration constant.
     pub fn new(playouts: Option<u32>) -> Mcts {
         Mcts {
             playouts,

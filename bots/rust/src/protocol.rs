@@ -21,8 +21,13 @@ use crate::limits::{Clock, Go};
 
 /// One game in progress, for an algorithm `A`, with the game type erased.
 pub trait Session<A> {
+    /// Applies `seat`'s move `mv` to the session's own copy of the game.
     fn played(&mut self, seat: Seat, mv: &str);
+    /// Checks the referee's `position` against the own copy, and takes the
+    /// referee's when they differ.
     fn position(&mut self, text: &str);
+    /// Keeps the referee's legal moves for the coming `go` (ignored if they do
+    /// not parse).
     fn legal(&mut self, moves: &[&str]);
     /// Chooses a move; returns the `info` texts and the move, or `None` when
     /// there is nothing to play.
@@ -131,8 +136,12 @@ impl<G: Evaluate, A: Algorithm> Session<A> for GameSession<G> {
 /// What a bot binary runs: an algorithm, its seed, and the games it has a
 /// heuristic for (another game gets the first legal move).
 pub struct Agent<A> {
+    /// The algorithm that chooses every move.
     pub alg: A,
+    /// The bot's `--seed`, mixed with each game's seed and seat.
     pub seed: u64,
+    /// The games it has a heuristic for, by wire name, with how to start a
+    /// session of each.
     pub games: Vec<(&'static str, SessionMaker<A>)>,
 }
 

@@ -5,6 +5,7 @@ use rand::RngExt;
 use crate::algo::{Algorithm, Ctx};
 use crate::eval::Evaluate;
 
+/// Plays a uniformly random legal move (`arena-random`): the baseline.
 #[derive(Clone, Debug, Default)]
 pub struct RandomBot;
 

@@ -16,6 +16,7 @@ use crate::process::BotSpec;
 /// shared library instead of three, and maps 17 KB instead of 30 MB).
 #[derive(Clone, Debug)]
 pub struct InstantBot {
+    /// The program and its arguments, as a bot spec's `command`.
     pub command: Vec<String>,
     /// What it is and where it came from, for the report.
     pub description: String,
@@ -27,12 +28,15 @@ pub struct InstantBot {
 /// directory; the executable is removed when this is dropped.
 #[derive(Debug)]
 pub struct CProgram {
+    /// The executable, in the temporary directory.
     pub exe: PathBuf,
     /// The compiler that built it.
     pub cc: String,
 }
 
 impl CProgram {
+    /// Compiles `source` into a temporary executable named after `name`; the
+    /// compiler's stderr is the error when it refuses.
     pub fn build(source: &Path, name: &str) -> Result<CProgram, BenchError> {
         let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
         let exe = temp_path(name);

@@ -36,6 +36,8 @@ pub fn process_cpu_seconds() -> f64 {
         .sum()
 }
 
+/// CPUs this process may use (`available_parallelism`: its affinity mask
+/// and cgroup quota, not the machine's count), 1 if unknown.
 pub fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }

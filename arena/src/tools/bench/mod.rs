@@ -59,28 +59,55 @@ pub const TARGET_SCALING: f64 = 1.8;
 pub enum BenchError {
     /// The compiler (`$CC`, default `cc`) or a child `arena` could not be started.
     #[error("cannot run {program}: {source}")]
-    Spawn { program: String, source: io::Error },
+    Spawn {
+        /// The command that failed to start.
+        program: String,
+        /// Why it did not start.
+        source: io::Error,
+    },
     /// The compiler refused a C program: what it wrote on stderr.
     #[error("{cc} failed on {}: {stderr}", file.display())]
     Compile {
+        /// The compiler command.
         cc: String,
+        /// The C source it was given.
         file: PathBuf,
+        /// How the compiler exited.
         status: std::process::ExitStatus,
+        /// What the compiler wrote on stderr.
         stderr: String,
     },
     /// `--pingpong`: the C program could not be built.
     #[error("--pingpong: {0}")]
     Pingpong(#[source] Box<BenchError>),
+    /// A C program or the instant bot's C source could not be written out to
+    /// build it.
     #[error("cannot write {}: {source}", path.display())]
-    Write { path: PathBuf, source: io::Error },
+    Write {
+        /// The file that could not be written.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
     /// A file or directory of the scale runs.
     #[error("{}: {source}", path.display())]
-    Io { path: PathBuf, source: io::Error },
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// What went wrong with it.
+        source: io::Error,
+    },
+    /// The scale runs could not make the temporary directory they play in.
     #[error("bench scale: temporary directory: {0}")]
     TempDir(#[source] io::Error),
     /// `arena bench-echo`, the pipe floor's child, could not be started.
     #[error("cannot start {} bench-echo: {source}", arena.display())]
-    EchoStart { arena: PathBuf, source: io::Error },
+    EchoStart {
+        /// The `arena` executable that should have run `bench-echo`.
+        arena: PathBuf,
+        /// Why it did not start.
+        source: io::Error,
+    },
     /// A write to, or a read from, the echo child failed.
     #[error("echo child: {0}")]
     Echo(#[source] io::Error),
@@ -90,14 +117,19 @@ pub enum BenchError {
     /// The stderr of a child `arena` could not be read.
     #[error("{0}")]
     ChildStderr(#[source] io::Error),
+    /// Waiting for a child `arena` of the scale runs (and its peak memory)
+    /// failed.
     #[error("wait4: {0}")]
     Wait(#[source] io::Error),
     /// A child `arena` of the scale runs exited badly: its arguments, exit
     /// status (128 + signal when killed) and stderr.
     #[error("bench scale: arena {args} failed (status {status}): {stderr}")]
     ChildFailed {
+        /// The child's arguments, space-separated.
         args: String,
+        /// Its exit status, or 128 + the signal that killed it.
         status: i32,
+        /// What it wrote on stderr.
         stderr: String,
     },
     /// The referee's game threads ([`crate::lanes::Lanes`]) could not start.
@@ -117,7 +149,12 @@ pub enum BenchError {
     StartForfeit(Forfeit),
     /// A game of the tournament section forfeited.
     #[error("bench tournament: game {index} was forfeited: {forfeit}")]
-    TournamentForfeit { index: u64, forfeit: Forfeit },
+    TournamentForfeit {
+        /// The game's index in the run.
+        index: u64,
+        /// How it was forfeited.
+        forfeit: Forfeit,
+    },
     /// The tournament section's run stopped (interrupted, refused, a disk error).
     #[error("bench tournament: {0}")]
     Tournament(#[from] TournamentError),
@@ -127,14 +164,21 @@ pub enum BenchError {
     /// The tournament section's games file holds fewer or more records
     /// than the run says it played.
     #[error("bench tournament: {records} records for {games} games")]
-    RecordCount { records: usize, games: usize },
+    RecordCount {
+        /// Records read back from the games file.
+        records: usize,
+        /// Games the run says it played.
+        games: usize,
+    },
 }
 
 /// Why an instant game ended in a forfeit: the reason and the record's
 /// detail.
 #[derive(Clone, Debug)]
 pub struct Forfeit {
+    /// Why the game ended (a forfeit reason).
     pub reason: Reason,
+    /// The record's detail: what the bot did wrong, in the referee's words.
     pub detail: Option<String>,
 }
 
@@ -202,41 +246,63 @@ impl BenchOptions {
 /// Every figure of one run (`arena bench --json` prints this).
 #[derive(Clone, Debug, Serialize)]
 pub struct BenchReport {
+    /// The machine the figures were taken on, and its load when the run
+    /// started.
     pub machine: Machine,
     /// The instant bot of the referee, tournament and process-start sections.
     pub instant_bot: String,
+    /// Random-playout speed of each registered engine.
     pub engines: Vec<EngineFigures>,
+    /// The pipe floor: what a line each way costs, the referee's lower bound.
     pub pipe: PipeFloor,
+    /// The referee's cost per move, beside the pipe floor.
     pub referee: RefereeFigures,
+    /// Games per second of a round robin, and how it scales with cores.
     pub tournament: TournamentFigures,
+    /// What starting bots costs a game, against keeping them.
     pub process_start: StartFigures,
     /// Load average (1 min) when the run ended.
     pub load_average_end: f64,
+    /// Wall-clock seconds the whole run took.
     pub seconds: f64,
 }
 
+/// The machine a run measured, so that figures from two machines are not
+/// compared blindly.
 #[derive(Clone, Debug, Serialize)]
 pub struct Machine {
+    /// Cores available to arena (`available_parallelism`).
     pub cores: usize,
     /// 1, 5 and 15 minutes, from /proc/loadavg, when the run started.
     pub load_average: [f64; 3],
     /// UTC, ISO 8601.
     pub date: String,
+    /// The `arena` version that measured (`CARGO_PKG_VERSION`).
     pub arena_version: String,
+    /// Whether the samples were the small ones of `--quick`.
     pub quick: bool,
 }
 
+/// Random-playout speed of one engine on one thread.
 #[derive(Clone, Debug, Serialize)]
 pub struct EngineFigures {
+    /// The game's registry name.
     pub game: String,
+    /// Moves per wall-clock second.
     pub moves_per_sec: f64,
+    /// Finished playouts per wall-clock second.
     pub games_per_sec: f64,
+    /// Mean plies of a playout.
     pub moves_per_game: f64,
+    /// Playouts finished in the measured time.
     pub games: u64,
+    /// Wall-clock seconds measured.
     pub seconds: f64,
     /// CPU seconds the measuring thread got (less than `seconds` on a
-    /// loaded machine) and the moves per CPU second.
+    /// loaded machine).
     pub cpu_seconds: f64,
+    /// Moves per CPU second of the measuring thread: the figure compared with
+    /// the target.
     pub moves_per_cpu_sec: f64,
     /// The plain C figure ([`games::GameEntry::playout_target`]); absent for a
     /// game without one.
@@ -249,13 +315,17 @@ pub struct EngineFigures {
     pub ratio_to_target: Option<f64>,
 }
 
+/// What a line each way to a child costs: the floor under the referee's cost
+/// per move.
 #[derive(Clone, Debug, Serialize)]
 pub struct PipeFloor {
     /// Round trips measured.
     pub round_trips: u64,
     /// Mean µs per round trip ("go\n" -> "move 3\n") with `arena bench-echo`.
     pub rt_us: f64,
+    /// Median µs per round trip.
     pub rt_p50_us: f64,
+    /// 99th percentile µs per round trip: the slow tail a shared machine adds.
     pub rt_p99_us: f64,
     /// The same from `pingpong.c rt` when asked for.
     pub c_rt_us: Option<f64>,
@@ -265,6 +335,7 @@ pub struct PipeFloor {
     pub c_session_ms: Option<f64>,
 }
 
+/// What the referee adds per move, with bots that answer instantly.
 #[derive(Clone, Debug, Serialize)]
 pub struct RefereeFigures {
     /// Plies per game of the toy game (7 legal moves, a Dakon-sized state).
@@ -273,9 +344,10 @@ pub struct RefereeFigures {
     /// and each game of `arena tournament`).
     pub us_per_move_c1: f64,
     /// The same with `clock = "cpu"` (each decision charged the CPU time of
-    /// the bot's processes), in the same rounds, and its median ratio to
-    /// the floor measured before each round (target: at most 2 too).
+    /// the bot's processes), in the same rounds.
     pub us_per_move_c1_cpu_clock: f64,
+    /// Median over rounds of `us_per_move_c1_cpu_clock` over the pipe floor
+    /// measured before each round (target: at most 2 too).
     pub ratio_c1_cpu_clock: f64,
     /// µs per move seen by each game, two games at once, each on a thread of
     /// its own ([`Lanes`](crate::lanes::Lanes), as `arena tournament --concurrency 2`).
@@ -291,6 +363,8 @@ pub struct RefereeFigures {
     /// Median over rounds of `us_per_move_c1` over a pipe floor measured
     /// just before it (10% of `pipe.round_trips`) (target: at most 2).
     pub ratio_c1: f64,
+    /// The same as `ratio_c1` for `us_per_move_c2` (each game on its own
+    /// thread).
     pub ratio_c2: f64,
     /// µs per move with each registered game's engine (its cost included),
     /// concurrency 1: `<game>_us_per_move` in the JSON.
@@ -307,14 +381,20 @@ fn per_game_us<S: serde::Serializer>(v: &[(String, f64)], s: S) -> Result<S::Ok,
     map.end()
 }
 
+/// Round-robin tournament speed at concurrency 1 and at the number of cores.
 #[derive(Clone, Debug, Serialize)]
 pub struct TournamentFigures {
+    /// Games of the round robin at each concurrency.
     pub games: u32,
+    /// Bots in the round robin.
     pub bots: usize,
+    /// The game played (its registry name).
     pub game: String,
     /// Concurrency of the second run: the number of cores.
     pub concurrency: usize,
+    /// Games per second at concurrency 1, fresh bots.
     pub games_per_sec_c1: f64,
+    /// Games per second at the number of cores, fresh bots.
     pub games_per_sec_cn: f64,
     /// Rounds: each runs the round robin at concurrency 1 and at the number
     /// of cores, back to back (the order alternates from round to round).
@@ -323,20 +403,24 @@ pub struct TournamentFigures {
     /// (target on 2 cores: 1.8): each ratio is taken over two runs a second
     /// apart, so a load that drifts over the minute weighs on it little.
     pub scaling: f64,
-    /// The smallest and largest of the rounds' ratios.
+    /// The smallest of the rounds' ratios.
     pub scaling_min: f64,
+    /// The largest of the rounds' ratios.
     pub scaling_max: f64,
     /// CPU time (referee and bots, user + system) per game: the same at
     /// both concurrencies when nothing is serialised.
     pub cpu_ms_per_game_c1: f64,
+    /// The same at the number of cores.
     pub cpu_ms_per_game_cn: f64,
     /// CPU seconds per wall second: how many cores the run got. Scaling can
     /// only reach `cores_busy_cn / cores_busy_c1` on a shared machine.
     pub cores_busy_c1: f64,
+    /// The same at the number of cores.
     pub cores_busy_cn: f64,
     /// Rise of the referee's peak resident memory (VmHWM after the run, its
     /// VmRSS before, the peak reset in between) divided by the concurrency.
     pub peak_kib_per_game_c1: f64,
+    /// The same at the number of cores.
     pub peak_kib_per_game_cn: f64,
     /// The referee's resident memory before the runs.
     pub base_rss_kib: f64,
@@ -345,11 +429,12 @@ pub struct TournamentFigures {
     /// The same round robin with `keep_bots = true` (each game thread keeps
     /// its bot processes from game to game), in the same rounds.
     pub kept_games_per_sec_c1: f64,
+    /// Games per second with kept bots at the number of cores.
     pub kept_games_per_sec_cn: f64,
-    /// What kept bots save per game at concurrency 1: wall-clock ms
-    /// (`1000 / games_per_sec_c1 - 1000 / kept_games_per_sec_c1`) and CPU ms
-    /// of referee and bots.
+    /// What kept bots save per game at concurrency 1, in wall-clock ms
+    /// (`1000 / games_per_sec_c1 - 1000 / kept_games_per_sec_c1`).
     pub kept_saves_ms_per_game_c1: f64,
+    /// CPU ms per game that kept bots save at concurrency 1 (referee and bots).
     pub kept_saves_cpu_ms_per_game_c1: f64,
     /// The same at the number of cores, in wall-clock ms per game of the
     /// whole run (games overlap).
@@ -358,21 +443,28 @@ pub struct TournamentFigures {
     /// on move is not frozen. The figures above freeze it, as tournaments
     /// do by default.
     pub ponder_games_per_sec_c1: f64,
+    /// Games per second with pondering at the number of cores.
     pub ponder_games_per_sec_cn: f64,
     /// What freezing costs: `1 - games_per_sec / ponder_games_per_sec`, at
     /// concurrency 1 and at the number of cores (target: at most 0.10).
     pub freeze_cost_c1: f64,
+    /// What freezing costs at the number of cores.
     pub freeze_cost_cn: f64,
     /// The round robin with every bot under bubblewrap (fresh bots,
-    /// concurrency 1), where it works here, and what the sandbox adds to a
-    /// game (wall-clock ms).
+    /// concurrency 1), where it works here.
     pub sandboxed_games_per_sec_c1: Option<f64>,
+    /// ms per game that the sandbox adds (sandboxed against fresh bots,
+    /// concurrency 1).
     pub sandbox_ms_per_game_c1: Option<f64>,
 }
 
+/// What starting bot processes costs a game: fresh bots against bots kept
+/// across games.
 #[derive(Clone, Debug, Serialize)]
 pub struct StartFigures {
+    /// Games played for each figure.
     pub games: u64,
+    /// The game played (its registry name).
     pub game: String,
     /// ms per game, both bots started for the game and stopped after it.
     pub fresh_ms_per_game: f64,

@@ -45,7 +45,9 @@ pub struct SizeFigures {
 /// `arena bench --scale`'s figures.
 #[derive(Clone, Debug, Serialize)]
 pub struct ScaleReport {
+    /// The instant bot the runs play with.
     pub instant_bot: String,
+    /// One entry per size run, smallest first.
     pub sizes: Vec<SizeFigures>,
 }
 

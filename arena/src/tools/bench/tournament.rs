@@ -68,11 +68,6 @@ fn tournament_once(
     Ok((secs, (peak - before).max(0.0), plies, cpu))
 }
 
-/// A round robin of 5 instant bots (`opts.bot`, fresh processes for
-/// every game, full journaling with fsync) on Dakon, at concurrency 1 and at
-/// the number of cores, then the same with kept bots, in rounds of one run
-/// each, the order reversed from round to round, so that a drifting load
-/// weighs on all alike.
 /// One way of playing the benchmark round robin.
 #[derive(Clone, Copy, Debug)]
 struct Variant {
@@ -95,6 +90,11 @@ impl Variant {
     }
 }
 
+/// A round robin of 5 instant bots (`opts.bot`, fresh processes for
+/// every game, full journaling with fsync) on Dakon, at concurrency 1 and at
+/// the number of cores, then the same with kept bots, pondering bots and
+/// sandboxed bots, in rounds of one run each, the order reversed from round
+/// to round, so that a drifting load weighs on all alike.
 pub fn tournament_bench(opts: &BenchOptions) -> Result<TournamentFigures, BenchError> {
     let bots = 5;
     let rounds: u32 = if opts.quick { 1 } else { 5 };
