@@ -55,7 +55,7 @@ pub struct Normalized {
     pub format: FormatKind,
     /// A gauntlet's champion, by name.
     pub champion: Option<String>,
-    /// A gauntlet's `sprt` ([`Config::sprt`]): which games are played
+    /// A gauntlet's `sprt` ([`crate::run::config::Config::sprt`]): which games are played
     /// depends on it. Left out without one, so configs without it keep
     /// their fingerprint.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -164,7 +164,7 @@ impl Reach {
     }
 }
 
-/// Whether the maximum-likelihood estimate exists, per bot ([`Reach`]).
+/// Whether the maximum-likelihood estimate exists, per bot (`Reach`).
 pub fn mle_status(pool: &Pool) -> Vec<Mle> {
     let Reach {
         n,

@@ -235,7 +235,7 @@ pub const UNSANDBOXED: &str = "--unsandboxed";
 
 /// Where the step waits for its go (a byte; end of file: give up), and
 /// where it reports a failed `exec` (the errno, 4 bytes; end of file when
-/// the bot runs), as in [`unsandboxed`].
+/// the bot runs), as in `unsandboxed`.
 pub const HOLD_FDS: [i32; 2] = [3, 4];
 
 /// `--unsandboxed [--uid U [--gid G]] --program PATH [--env K=V]... -- ARGV...`: started

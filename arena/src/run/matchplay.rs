@@ -1,6 +1,6 @@
 //! `arena match`: N games between two bots with alternating seats, seeds
 //! drawn from the match seed. A match is a small schedule
-//! ([`schedule::match_schedule`]) played by the tournament's machinery: the
+//! ([`crate::run::schedule::match_schedule`]) played by the tournament's machinery: the
 //! same run directory (manifest, journal, `--resume`, `--overwrite`), the
 //! same concurrent game threads, records in schedule order whatever
 //! finishes first. A sequential test sees the games in schedule order too,

@@ -1760,7 +1760,7 @@ impl Game for Latrunculi {
     /// `to` is the chain's final square (the rules list one chain per final
     /// square, so no two legal moves share an id).
     ///
-    /// The observation is [`PLANES`] planes of `height x width`, ranks from
+    /// The observation is `PLANES` planes of `height x width`, ranks from
     /// the top as in the notation, seen by one player ("mine" and "the
     /// opponent's" in place of seat 0 and seat 1): my free and trapped
     /// pieces, the opponent's, empty squares, then constant planes: the
@@ -1788,7 +1788,7 @@ impl Game for Latrunculi {
     }
 
     /// The generator's moves as ids, without building the list of moves:
-    /// [`State::action_ids`], with cell sets as wide as the board needs.
+    /// `State::action_ids`, with cell sets as wide as the board needs.
     fn legal_action_ids(&self, st: &State, out: &mut Vec<usize>) {
         out.clear();
         if self.ended_without_search(st) {

@@ -13,7 +13,7 @@
 //!
 //! The pages call the same functions as the API's handlers (`api::add_upload`,
 //! `api::retire_bot`, ...) and read the same cached standing: one logic,
-//! two faces. Signing in is in [`session`].
+//! two faces. Signing in is in `session.rs`.
 
 mod admin;
 mod bot;
