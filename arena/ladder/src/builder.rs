@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use arena::process::build::{self, BuildJob};
-use arena::process::{BotSpec, LimitSettings, Sandbox};
+use arena::process::{BotSpec, LimitSettings, ResolvedSandbox};
 use arena::tools::check_bot::{self, CheckOptions, Level};
 
 use crate::app::App;
@@ -72,7 +72,7 @@ async fn one(app: &App, v: &Version) -> Result<(), crate::db::DbError> {
     let mut build_log = String::new();
     if let Some(line) = app.build_command(v.bot_id, &v.sha256) {
         build_log.push_str(&format!("$ {line}\n"));
-        let result = build_dir(&dir, &line, &app.config.build, app.sandbox.into()).await;
+        let result = build_dir(&dir, &line, &app.config.build, app.sandbox).await;
         match result {
             Ok(()) => build_log.push_str("build succeeded\n"),
             Err(why) => {
@@ -178,14 +178,14 @@ async fn one(app: &App, v: &Version) -> Result<(), crate::db::DbError> {
 }
 
 /// Builds the bot in `dir` with its build command `line`, within `limits`,
-/// sandboxed without network unless `sandbox` is `None`: how the server's
+/// in bubblewrap without network unless `sandbox` is `None`: how the server's
 /// builder and every remote worker build a version (the same tree builds
 /// the same way everywhere). The error is the build's own output.
 pub async fn build_dir(
     dir: &Path,
     line: &str,
     limits: &BuildLimits,
-    sandbox: Sandbox,
+    sandbox: ResolvedSandbox,
 ) -> Result<(), String> {
     let job = BuildJob {
         command: vec!["sh".into(), "-c".into(), line.to_string()],
@@ -198,7 +198,7 @@ pub async fn build_dir(
         tmp_bytes: limits.disk_mb << 20,
         hide: Vec::new(),
     };
-    if sandbox == Sandbox::None {
+    if !sandbox.is_bwrap() {
         build_unsandboxed(&job).await
     } else {
         build::run(&job, false).await.map_err(|e| e.to_string())

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use arena::process::Sandbox;
+use arena::process::{ResolvedSandbox, Sandbox};
 use tokio::sync::{watch, Mutex};
 
 use crate::archive::{self, ArchiveKind, ArchiveLimits};
@@ -240,7 +240,7 @@ struct Shared {
     stop: watch::Sender<bool>,
     /// The fatal error that stopped the worker, if one did.
     fatal: std::sync::Mutex<Option<WorkerError>>,
-    sandbox: Sandbox,
+    sandbox: ResolvedSandbox,
 }
 
 impl Shared {
@@ -326,13 +326,17 @@ pub async fn run(opts: WorkerOptions) -> Result<(), WorkerError> {
         .data
         .canonicalize()
         .map_err(|e| setup(&opts.data.display().to_string(), &e))?;
-    let sandbox = if opts.no_sandbox {
-        eprintln!("arena worker: warning: bots and builds run without a sandbox (--sandbox none)");
+    // bubblewrap or nothing, decided as every way in decides a sandbox
+    // (never `auto`: a worker runs strangers' code).
+    let (sandbox, _) = arena::process::sandbox::resolve(if opts.no_sandbox {
         Sandbox::None
     } else {
-        arena::process::sandbox::usable().map_err(|e| setup("the sandbox", &e))?;
         Sandbox::Bwrap
-    };
+    })
+    .map_err(|e| setup("the sandbox", &e.0))?;
+    if !sandbox.is_bwrap() {
+        eprintln!("arena worker: warning: bots and builds run without a sandbox (--sandbox none)");
+    }
     let opts = WorkerOptions { data, ..opts };
     let (stop, stopping) = watch::channel(false);
     let name = opts.name.clone().unwrap_or_else(host_name);
@@ -575,7 +579,7 @@ async fn play_offer(
         &offer.game,
         &offer.params,
         offer.time_control,
-        shared.sandbox,
+        shared.sandbox.into(),
         shared.opts.data.join("logs"),
     ) {
         Ok((s, _)) => s,
