@@ -242,6 +242,33 @@ impl Batch {
         ))
     }
 
+    /// `(actions, offsets)`: every game's legal action ids in one flat int64
+    /// array, game `i`'s in `actions[offsets[i]:offsets[i + 1]]` (`offsets`,
+    /// int64 `[n + 1]`), each id once, in no particular order: the ones of
+    /// the masks, without scanning them. A uniformly random legal action of
+    /// each game is then `actions[offsets[:-1] + (u * counts).astype(int)]`
+    /// with `counts = np.diff(offsets)` and `u` uniform in [0, 1): for Ludus
+    /// latrunculorum that reads a few dozen ids per game instead of a mask of
+    /// 4,224 (finding the masks' nonzero entries cost more than a step).
+    fn legal_actions<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>) {
+        let legal = &self.legal;
+        let (actions, offsets) = py.detach(|| {
+            let total = legal.iter().map(Vec::len).sum();
+            let mut actions = Vec::with_capacity(total);
+            let mut offsets = Vec::with_capacity(legal.len() + 1);
+            offsets.push(0i64);
+            for ids in legal {
+                actions.extend(ids.iter().map(|&a| a as i64));
+                offsets.push(actions.len() as i64);
+            }
+            (actions, offsets)
+        });
+        (actions.into_pyarray(py), offsets.into_pyarray(py))
+    }
+
     /// A copy of game `i`'s position.
     fn state(&self, i: usize) -> PyResult<State> {
         let inner = self.states.get(i).cloned().ok_or_else(|| {

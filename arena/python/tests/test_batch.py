@@ -110,3 +110,50 @@ def test_the_benchs_random_choice_is_legal_and_uniform():
     assert counts[[0, 13, 26]].min() > 1650  # 1,800 expected each; sd about 35
     counts = np.bincount(picks[:, 1], minlength=27)
     assert counts.min() > 120 and counts.max() < 280  # 200 expected each; sd about 14
+
+
+@pytest.mark.parametrize(
+    "name, params",
+    [
+        ("dakon", {"holes": 4, "max_plies": 14}),
+        ("latrunculi", {"width": 5, "height": 5, "pieces": 3, "quiet_plies": 8}),
+        ("latrunculi", {}),
+    ],
+)
+def test_legal_actions_are_the_ones_of_the_masks(name, params):
+    """Batch.legal_actions lists each game's legal ids once: the masks' nonzero entries."""
+    game = arena_games.load(name, **params)
+    n = 8
+    batch = arena_games.Batch(game, n)
+    _, masks, _ = batch.reset()
+    rng = np.random.default_rng(2)
+    for _ in range(100):
+        actions, offsets = batch.legal_actions()
+        assert actions.dtype == np.int64 and offsets.dtype == np.int64
+        assert offsets.shape == (n + 1,) and offsets[0] == 0 and offsets[-1] == len(actions)
+        for i in range(n):
+            ids = actions[offsets[i] : offsets[i + 1]]
+            assert len(ids) == len(set(ids.tolist()))
+            assert sorted(ids.tolist()) == np.flatnonzero(masks[i]).tolist()
+            assert sorted(ids.tolist()) == batch.state(i).legal_actions()
+        counts = np.diff(offsets)
+        picks = actions[offsets[:-1] + (rng.random(n) * counts).astype(np.int64)]
+        _, masks, _, _, _, _ = batch.step(picks)
+
+
+def test_the_benchs_choice_from_legal_actions_is_legal_and_uniform():
+    """bench/batch.py's random_of_ids: every pick legal, each legal action as likely."""
+    path = pathlib.Path(__file__).parents[1] / "bench" / "batch.py"
+    spec = importlib.util.spec_from_file_location("batch_bench", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    rng = np.random.default_rng(1)
+    # Game 0 with 3 legal ids, game 1 with all 27 of them.
+    actions = np.array([0, 13, 26] + list(range(27)), np.int64)
+    offsets = np.array([0, 3, 30], np.int64)
+    picks = np.array([bench.random_of_ids(actions, offsets, rng) for _ in range(5400)])
+    counts = np.bincount(picks[:, 0], minlength=27)
+    assert set(np.flatnonzero(counts)) == {0, 13, 26}
+    assert counts[[0, 13, 26]].min() > 1650  # 1,800 expected each; sd about 35
+    counts = np.bincount(picks[:, 1], minlength=27)
+    assert counts.min() > 120 and counts.max() < 280  # 200 expected each; sd about 14

@@ -199,5 +199,12 @@ class Batch:
         repetition). A game that ended has restarted: its observation and mask are of
         the new game's first position. An action that is not legal raises
         :class:`IllegalMoveError` naming the game, and no game moves."""
+    def legal_actions(self) -> Tuple["np.ndarray", "np.ndarray"]:
+        """``(actions, offsets)``: every game's legal action ids in one flat int64
+        array, game ``i``'s in ``actions[offsets[i]:offsets[i + 1]]`` (``offsets``,
+        int64 ``[n + 1]``), each id once, in no particular order: the ones of the
+        masks, without scanning them. A uniformly random legal action of each game is
+        ``actions[offsets[:-1] + (u * np.diff(offsets)).astype(np.int64)]`` with ``u``
+        uniform in [0, 1)."""
     def state(self, i: int) -> State:
         """A copy of game ``i``'s position."""
