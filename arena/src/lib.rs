@@ -7,7 +7,9 @@
 
 pub mod display;
 pub mod lanes;
-pub mod process;
+// The bot-process machinery is its own crate (arena/process): it stands
+// alone, on the protocol and records of arena-core.
+pub use arena_process as process;
 pub use arena_rating as rating;
 pub mod referee;
 pub mod report;

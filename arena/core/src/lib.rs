@@ -56,6 +56,7 @@ pub mod playout;
 pub mod protocol;
 pub mod record;
 pub mod search;
+pub mod text;
 
 pub use games::{
     new_game, AnyGame, AnyState, Game, GameEntry, Outcome, ParamError, ParseError, PlayError, Seat,

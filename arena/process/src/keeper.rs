@@ -257,7 +257,7 @@ pub fn sweep_orphans() {
     }
     let _held = SPAWNING.lock().unwrap_or_else(|e| e.into_inner());
     let group = getpgrp().as_raw();
-    sweep(|stat| stat.pgrp != group && !crate::process::bot::is_live(stat.pid));
+    sweep(|stat| stat.pgrp != group && !crate::bot::is_live(stat.pid));
 }
 
 /// Kills and reaps, until none is left, every child of this process that
@@ -299,7 +299,7 @@ pub fn at_exit(f: extern "C" fn()) {
 /// The end of a command that ran bots: every bot, every orphan, every bot
 /// cgroup and private directory goes.
 pub fn finish() {
-    crate::process::bot::kill_all_live();
+    crate::bot::kill_all_live();
     super::cgroup::remove_root();
     sweep_orphans();
     super::memcg::remove_root();

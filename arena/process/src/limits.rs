@@ -8,7 +8,7 @@ use std::io;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// Per-bot limits: resident memory (watched by [`crate::process::watchdog`])
+/// Per-bot limits: resident memory (watched by [`crate::watchdog`])
 /// and operating-system limits (`setrlimit` in the child before `exec`;
 /// they bind the bot and every process it starts). `None`: unlimited (the
 /// referee's own limit is inherited).

@@ -156,13 +156,13 @@ pub async fn run(job: &BuildJob, echo: bool) -> Result<(), BuildError> {
     let mut keep = |raw: &[u8]| {
         let text = String::from_utf8_lossy(raw);
         if echo {
-            eprintln!("{}", crate::display::escape(&text));
+            eprintln!("{}", arena_core::text::escape(&text));
         }
         if tail.len() == TAIL_LINES {
             tail.pop_front();
         }
         tail.push_back(arena_core::protocol::truncate(
-            &crate::display::escape(&text),
+            &arena_core::text::escape(&text),
             300,
         ));
     };

@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! Bot processes: how they are started, talked to and contained, whatever
 //! they do:
 //!

@@ -36,7 +36,7 @@ use super::sandbox::{self, BwrapPlan, PrivateDir};
 use super::spec::BotSpec;
 use super::transcript::{Transcript, Way};
 use super::watchdog::{self, Watch};
-use crate::process;
+use crate as process;
 use arena_core::protocol::{self, FromBot, LineError, ToBot, MAX_LINE};
 use arena_core::record::Reason;
 
