@@ -27,9 +27,23 @@ pub enum SlurmError {
     /// option): nothing was written or submitted.
     #[error(transparent)]
     Usage(#[from] PlanError),
-    /// The run directory holds what the jobs would refuse.
-    #[error("{0}")]
-    Refused(String),
+    /// The run directory already holds a report (not a merge left half-way
+    /// by these very shards, which the new merge job does again).
+    #[error("{} already holds a report ({found}); choose another --out", dir.display())]
+    ReportExists {
+        /// The run directory.
+        dir: PathBuf,
+        /// Its manifest, described.
+        found: String,
+    },
+    /// A shard's directory holds a shard of another config or seed.
+    #[error("{} holds a shard of another config or seed ({found}); choose another --out", dir.display())]
+    ForeignShard {
+        /// The shard's directory.
+        dir: PathBuf,
+        /// Its manifest, described.
+        found: String,
+    },
     /// A script or directory could not be written.
     #[error("{}: {source}", path.display())]
     Io {
@@ -501,21 +515,19 @@ impl Plan {
         if let Some(m) = merged
             .filter(|m| m.status != crate::store::Status::Merging || m.fingerprint != fingerprint)
         {
-            return Err(SlurmError::Refused(format!(
-                "{} already holds a report ({}); choose another --out",
-                self.run_dir.display(),
-                m.describe()
-            )));
+            return Err(SlurmError::ReportExists {
+                dir: self.run_dir.clone(),
+                found: m.describe(),
+            });
         }
         for k in 1..=self.shards {
             let dir = self.shard_dir(k);
             if let Some(m) = Manifest::read(&dir)? {
                 if m.fingerprint != fingerprint {
-                    return Err(SlurmError::Refused(format!(
-                        "{} holds a shard of another config or seed ({}); choose another --out",
-                        dir.display(),
-                        m.describe()
-                    )));
+                    return Err(SlurmError::ForeignShard {
+                        dir,
+                        found: m.describe(),
+                    });
                 }
             }
         }
@@ -602,6 +614,44 @@ mod tests {
             partition: Some("short".into()),
             time: Some("01:00:00".into()),
             extra: vec!["--account=proj".into()],
+        }
+    }
+
+    /// A run directory with a finished report, or with a shard of another
+    /// seed, is refused by what it holds, naming the directory.
+    #[test]
+    fn existing_reports_and_foreign_shards_are_refused_by_kind() {
+        let text = "name = \"t\"\ngame = \"dakon\"\ngames = 2\nseed = 1\n[time_control]\nmovetime_ms = 100\n\
+                    [[bots]]\nname = \"a\"\ncommand = [\"/bin/sh\"]\ncwd = \"/tmp\"\n\
+                    [[bots]]\nname = \"b\"\ncommand = [\"/bin/sh\"]\ncwd = \"/tmp\"\n";
+        let config = crate::run::config::Config::parse(Path::new("t.toml"), text).unwrap();
+        let mut other = config.normalized();
+        other.seed += 1;
+        let tmp = tempfile::tempdir().unwrap();
+        let p = Plan {
+            run_dir: tmp.path().to_path_buf(),
+            shards: 2,
+            ..plan()
+        };
+        let fingerprint = config.normalized().fingerprint();
+        assert!(p.refuse_existing(&fingerprint).is_ok());
+
+        let shard = p.shard_dir(2);
+        std::fs::create_dir_all(&shard).unwrap();
+        Manifest::new(&other, 2, None, 1).write(&shard).unwrap();
+        match p.refuse_existing(&fingerprint) {
+            Err(e @ SlurmError::ForeignShard { .. }) => {
+                assert!(e.to_string().contains("another config or seed"), "{e}")
+            }
+            other => panic!("{other:?}"),
+        }
+
+        let mut done = Manifest::new(&config.normalized(), 2, None, 2);
+        done.status = crate::store::Status::Complete;
+        done.write(tmp.path()).unwrap();
+        match p.refuse_existing(&fingerprint) {
+            Err(SlurmError::ReportExists { dir, .. }) => assert_eq!(dir, tmp.path()),
+            other => panic!("{other:?}"),
         }
     }
 
