@@ -151,7 +151,7 @@ impl App {
     /// content, so that it is put in place before the version's row exists
     /// (a server killed between the two leaves no row without files).
     pub fn version_dir(&self, bot_id: i64, sha256: &str) -> PathBuf {
-        version_dir_in(&self.data, bot_id, sha256)
+        version_home(&self.data, bot_id, sha256).join("bot")
     }
 
     /// Moves a freshly unpacked bot into place, with its build command
@@ -175,11 +175,11 @@ impl App {
                 "could not store the upload",
             )
         };
-        let dir = self.version_dir(bot_id, sha256);
+        let parent = &version_home(&self.data, bot_id, sha256);
+        let dir = parent.join("bot");
         if dir.is_dir() {
             return Ok(());
         }
-        let parent = dir.parent().expect("versions/BOT-SHA");
         // What a server killed mid-upload left (no `bot/` yet) is replaced.
         let _ = std::fs::remove_dir_all(parent);
         std::fs::create_dir_all(parent).map_err(internal)?;
@@ -197,7 +197,7 @@ impl App {
     /// A version's archive as uploaded, and its kind; `None` for a version
     /// stored before archives were kept.
     pub fn version_archive(&self, bot_id: i64, sha256: &str) -> Option<(ArchiveKind, PathBuf)> {
-        archive_in(self.version_dir(bot_id, sha256).parent()?)
+        archive_in(&version_home(&self.data, bot_id, sha256))
     }
 
     /// Versions that no worker of this server can play: those without an
@@ -213,27 +213,26 @@ impl App {
 
     /// The build command stored for a version.
     pub fn build_command(&self, bot_id: i64, sha256: &str) -> Option<String> {
-        let path = self.version_dir(bot_id, sha256).parent()?.join("build.sh");
+        let path = version_home(&self.data, bot_id, sha256).join("build.sh");
         std::fs::read_to_string(path).ok()
     }
 }
 
-/// The file name a version's uploaded archive is kept under.
-/// Where a version's unpacked tree lives under the data directory.
-fn version_dir_in(data: &Path, bot_id: i64, sha256: &str) -> PathBuf {
-    data.join("versions")
-        .join(format!("{bot_id}-{sha256}"))
-        .join("bot")
+/// A version's own directory under the data directory: its unpacked tree
+/// (`bot/`), its build command and its archive as uploaded.
+fn version_home(data: &Path, bot_id: i64, sha256: &str) -> PathBuf {
+    data.join("versions").join(format!("{bot_id}-{sha256}"))
 }
 
-/// The archive kept in a version's directory (beside its `bot/`), if any.
-fn archive_in(parent: &Path) -> Option<(ArchiveKind, PathBuf)> {
+/// The archive kept in a version's directory `home`, if any.
+fn archive_in(home: &Path) -> Option<(ArchiveKind, PathBuf)> {
     [ArchiveKind::TarGz, ArchiveKind::Zip]
         .into_iter()
-        .map(|k| (k, parent.join(archive_name(k))))
+        .map(|k| (k, home.join(archive_name(k))))
         .find(|(_, p)| p.is_file())
 }
 
+/// The file name a version's uploaded archive is kept under.
 fn archive_name(kind: ArchiveKind) -> &'static str {
     match kind {
         ArchiveKind::TarGz => "upload.tar.gz",
@@ -330,14 +329,13 @@ pub async fn open(data: &Path, db: Option<&str>) -> Result<(PathBuf, Db), ServeE
 /// The ids of the versions whose archive is not on disk (uploaded before
 /// archives were kept beside the unpacked tree).
 async fn archiveless_versions(db: &Db, data: &Path) -> Result<Vec<i64>, ServeError> {
-    let mut out = Vec::new();
-    for v in db.all_versions().await? {
-        let dir = version_dir_in(data, v.bot_id, &v.sha256);
-        if archive_in(dir.parent().unwrap_or(&dir)).is_none() {
-            out.push(v.id);
-        }
-    }
-    Ok(out)
+    Ok(db
+        .all_versions()
+        .await?
+        .into_iter()
+        .filter(|v| archive_in(&version_home(data, v.bot_id, &v.sha256)).is_none())
+        .map(|v| v.id)
+        .collect())
 }
 
 /// Runs the ladder until SIGTERM or SIGINT; then workers finish or return
