@@ -48,6 +48,27 @@ pub struct Machine {
     pub concurrency: u32,
 }
 
+/// The longest `name` or `cpu_model` a machine report may carry, in bytes:
+/// it is stored with every game the worker plays.
+pub const MAX_MACHINE_TEXT: usize = 256;
+
+impl Machine {
+    /// Why this report is refused, if it is: a name or CPU model longer than
+    /// [`MAX_MACHINE_TEXT`] (a worker could otherwise store 64 kB with each
+    /// game it plays).
+    pub fn problem(&self) -> Option<String> {
+        [("name", &self.name), ("cpu_model", &self.cpu_model)]
+            .into_iter()
+            .find(|(_, v)| v.len() > MAX_MACHINE_TEXT)
+            .map(|(k, v)| {
+                format!(
+                    "machine.{k} is {} bytes; at most {MAX_MACHINE_TEXT}",
+                    v.len()
+                )
+            })
+    }
+}
+
 /// `POST /api/leases`'s body.
 #[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -198,16 +219,20 @@ pub async fn take(
 ) -> ApiResult<Response> {
     let w = worker(&app, &headers).await?;
     let req: LeaseRequest = read_json(&headers, body).await?;
+    if let Some(why) = req.machine.as_ref().and_then(Machine::problem) {
+        return Err(ApiError::new(StatusCode::BAD_REQUEST, "bad_machine", why));
+    }
     let machine = req
         .machine
         .as_ref()
         .map(|m| serde_json::to_string(m).expect("machines serialize"));
     // The worker's row is written only when its machine changes, not at
     // every lease.
-    if machine.is_some() && machine != w.machine {
-        app.db
-            .set_worker_machine(w.id, machine.as_deref().unwrap_or_default())
-            .await?;
+    if let Some(m) = machine
+        .as_deref()
+        .filter(|m| w.machine.as_deref() != Some(*m))
+    {
+        app.db.set_worker_machine(w.id, m).await?;
     }
     if app.paused().await? {
         return Ok(StatusCode::NO_CONTENT.into_response());

@@ -113,6 +113,35 @@ pub fn line(w: &Worker, s: WorkerStats) -> String {
         w.name,
         forfeits.join(", "),
         refusals.join(", "),
-        w.machine.as_deref().unwrap_or("(not reported yet)")
+        // What a worker reported reaches the organiser's terminal: escaped
+        // (JSON leaves bidi overrides as they are).
+        arena::display::escape(w.machine.as_deref().unwrap_or("(not reported yet)"))
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A worker's machine report is a stranger's text on the organiser's
+    /// terminal: a bidi override or an escape sequence in it is shown
+    /// escaped, never as itself.
+    #[test]
+    fn a_machine_report_reaches_the_terminal_escaped() {
+        let w = Worker {
+            id: 1,
+            name: "lab".into(),
+            revoked_at: None,
+            suspended_at: None,
+            machine: Some("{\"name\":\"pc\u{202e}1\u{1b}[2J\"}".into()),
+            last_seen_at: None,
+            created_at: 0,
+        };
+        let l = line(&w, WorkerStats::default());
+        assert!(!l.contains('\u{202e}') && !l.contains('\u{1b}'), "{l:?}");
+        assert!(
+            l.ends_with("machine {\"name\":\"pc\\u{202e}1\\x1b[2J\"}"),
+            "{l:?}"
+        );
+    }
 }

@@ -372,17 +372,25 @@ fn one_token_many_machines_and_versions_without_an_archive() {
         ]),
     ));
     upload_all(&addr, &ann, &three);
+    // A machine report is stored with every game: one that is too long is
+    // refused before any lease is taken.
+    let mut huge = machine("node-a");
+    huge["name"] = Value::String("x".repeat(10_000));
+    let (s, v) = post(
+        &addr,
+        &fleet,
+        "/api/leases",
+        &serde_json::to_vec(&serde_json::json!({ "machine": huge })).unwrap(),
+    );
+    assert_eq!(
+        (s, v["error"]["code"].as_str()),
+        (400, Some("bad_machine")),
+        "{v}"
+    );
     let mut leases = Vec::new();
     for name in ["node-a", "node-b"] {
         let body = serde_json::to_vec(&serde_json::json!({ "machine": machine(name) })).unwrap();
-        let mut lease = Value::Null;
-        wait_for(Duration::from_secs(60), "a lease", || {
-            let (s, v) = post(&addr, &fleet, "/api/leases", &body);
-            assert!(s == 200 || s == 204, "{s} {v}");
-            lease = v;
-            s == 200
-        });
-        leases.push((name, lease));
+        leases.push((name, take_with(&addr, &fleet, &body)));
     }
     for (name, lease) in &leases {
         assert_eq!(
@@ -661,9 +669,14 @@ fn three_workers_play_a_ladder_through_kills() {
 
 /// A lease for `token`, once the scheduler has queued a game.
 fn take(addr: &str, token: &str) -> Value {
+    take_with(addr, token, b"{}")
+}
+
+/// A lease for `token` asked for with `body` (a lease request).
+fn take_with(addr: &str, token: &str, body: &[u8]) -> Value {
     let mut lease = Value::Null;
     wait_for(Duration::from_secs(60), "a lease", || {
-        let (s, v) = post(addr, token, "/api/leases", b"{}");
+        let (s, v) = post(addr, token, "/api/leases", body);
         assert!(s == 200 || s == 204, "{s} {v}");
         lease = v;
         s == 200
